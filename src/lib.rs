@@ -1,0 +1,21 @@
+//! connect4: a perfect Connect-4 engine.
+//!
+//! The crate is layered bottom up:
+//! - [`rules`]: board size and winning line length;
+//! - [`position`]: the bitboard position and its threat helpers;
+//! - [`game`] and [`grid`]: the move string, column list and grid notations,
+//!   with errors that name the move or cell;
+//! - [`perft`]: counting the positions reachable after a number of plies.
+
+#![deny(missing_docs)]
+
+pub mod game;
+pub mod grid;
+pub mod perft;
+pub mod position;
+pub mod rules;
+
+pub use game::{Game, MoveError};
+pub use grid::GridError;
+pub use position::{Player, Position, Status};
+pub use rules::{Rules, RulesError};

@@ -1,0 +1,512 @@
+//! The bitboard position: two 64-bit words, as in the reference solvers.
+//!
+//! # Layout
+//!
+//! Each column takes `rows + 1` consecutive bits, bottom cell first; the extra
+//! bit on top of each column is a sentinel that is never set, so that lines
+//! can be found with shifts without wrapping from one column into the next.
+//! On the standard 7 x 6 board (bit index shown per cell):
+//!
+//! ```text
+//!   .  .  .  .  .  .  .     <- sentinel row (always 0)
+//!   5 12 19 26 33 40 47
+//!   4 11 18 25 32 39 46
+//!   3 10 17 24 31 38 45
+//!   2  9 16 23 30 37 44
+//!   1  8 15 22 29 36 43
+//!   0  7 14 21 28 35 42     <- bottom row
+//!   1  2  3  4  5  6  7     <- columns as players name them (1-based)
+//! ```
+//!
+//! A position is two words: `mask`, every occupied cell, and `current`, the
+//! stones of the side to move. Playing column `c` adds the lowest free cell of
+//! `c` to `mask` (`mask + bottom(c)` carries into it) and swaps sides with
+//! `current ^= mask`.
+//!
+//! # Key
+//!
+//! `key = current + mask`. Per column, `mask` is `2^h - 1` for a column of
+//! height `h`, so `current + mask` lies in `[2^h - 1, 2^(h+1) - 2]`: the ranges
+//! of different heights are disjoint and never carry into the next column,
+//! which makes the key unique. Example: a column holding (bottom to top) the
+//! side to move's stone then the opponent's has `mask = 0b11`, `current = 0b01`
+//! and contributes `0b100`. The key fits in `columns * (rows + 1)` bits, 49 on
+//! the standard board.
+//!
+//! Lines are found with the shift trick: for a direction with bit step `d`,
+//! `b & (b >> d)` marks the starts of two in a row, and so on. Steps are `1`
+//! (vertical), `rows + 1` (horizontal), `rows` (diagonal down-right) and
+//! `rows + 2` (diagonal up-right).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::Rules;
+
+/// One of the two players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    /// The player who moves first (`1` on a grid, `X` on the ASCII board).
+    First,
+    /// The player who moves second (`2` on a grid, `O` on the ASCII board).
+    Second,
+}
+
+impl Player {
+    /// The other player.
+    pub const fn other(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+
+    /// The grid value of this player's stones: 1 or 2.
+    pub const fn grid_value(self) -> u8 {
+        match self {
+            Player::First => 1,
+            Player::Second => 2,
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Player::First => "first player",
+            Player::Second => "second player",
+        })
+    }
+}
+
+/// Whether a game goes on, and how it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The game goes on.
+    Ongoing,
+    /// The given player completed a line with the last move.
+    Won(Player),
+    /// The board is full and nobody has a line.
+    Draw,
+}
+
+/// A Connect-4 position on any supported board, as two bitboards.
+///
+/// A position does not know its history; [`crate::notation`] parses and
+/// formats move sequences. Methods that take a column use 0-based columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Stones of the side to move.
+    current: u64,
+    /// Every occupied cell.
+    mask: u64,
+    /// One bit at the bottom of each column.
+    bottom: u64,
+    /// Every playable cell (no sentinels).
+    board: u64,
+    /// Stones played so far.
+    moves: u8,
+    /// Bits per column: rows + 1.
+    height: u8,
+    columns: u8,
+    rows: u8,
+    inarow: u8,
+}
+
+/// `b` shifted towards higher bits by `s`, zero once `s` reaches the word size.
+#[inline(always)]
+fn up(b: u64, s: u32) -> u64 {
+    b.checked_shl(s).unwrap_or(0)
+}
+
+/// `b` shifted towards lower bits by `s`, zero once `s` reaches the word size.
+#[inline(always)]
+fn down(b: u64, s: u32) -> u64 {
+    b.checked_shr(s).unwrap_or(0)
+}
+
+impl Position {
+    /// The empty board of the given rules.
+    pub fn new(rules: Rules) -> Position {
+        let height = rules.column_height();
+        let bottom = (0..rules.columns()).fold(0u64, |b, c| b | 1u64 << (c * height));
+        let board = bottom * ((1u64 << rules.rows()) - 1);
+        Position {
+            current: 0,
+            mask: 0,
+            bottom,
+            board,
+            moves: 0,
+            height: height as u8,
+            columns: rules.columns() as u8,
+            rows: rules.rows() as u8,
+            inarow: rules.inarow() as u8,
+        }
+    }
+
+    /// The rules this position is played by.
+    pub fn rules(&self) -> Rules {
+        Rules::new(self.columns.into(), self.rows.into(), self.inarow.into())
+            .expect("a position is only built from valid rules")
+    }
+
+    /// Number of columns.
+    #[inline]
+    pub fn columns(&self) -> u32 {
+        self.columns.into()
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub fn rows(&self) -> u32 {
+        self.rows.into()
+    }
+
+    /// Stones in a row that win.
+    #[inline]
+    pub fn inarow(&self) -> u32 {
+        self.inarow.into()
+    }
+
+    /// Stones played so far (the ply).
+    #[inline]
+    pub fn moves_played(&self) -> u32 {
+        self.moves.into()
+    }
+
+    /// The player whose turn it is.
+    #[inline]
+    pub fn side_to_move(&self) -> Player {
+        if self.moves % 2 == 0 {
+            Player::First
+        } else {
+            Player::Second
+        }
+    }
+
+    /// Stones of the side to move.
+    #[inline]
+    pub fn current_stones(&self) -> u64 {
+        self.current
+    }
+
+    /// Stones of the side that just moved.
+    #[inline]
+    pub fn opponent_stones(&self) -> u64 {
+        self.current ^ self.mask
+    }
+
+    /// Every occupied cell.
+    #[inline]
+    pub fn occupied(&self) -> u64 {
+        self.mask
+    }
+
+    /// Every cell of the board (sentinels excluded).
+    #[inline]
+    pub fn board_mask(&self) -> u64 {
+        self.board
+    }
+
+    /// The stones of `player`.
+    pub fn stones(&self, player: Player) -> u64 {
+        if player == self.side_to_move() {
+            self.current
+        } else {
+            self.opponent_stones()
+        }
+    }
+
+    /// The bit of the cell at `column` (0-based) and `row` (0 is the bottom).
+    #[inline]
+    pub fn cell_bit(&self, column: u32, row: u32) -> u64 {
+        1u64 << (column * u32::from(self.height) + row)
+    }
+
+    /// All cells of a column.
+    #[inline]
+    pub fn column_mask(&self, column: u32) -> u64 {
+        ((1u64 << self.rows) - 1) << (column * u32::from(self.height))
+    }
+
+    /// Stones in `column`.
+    pub fn column_height(&self, column: u32) -> u32 {
+        (self.mask & self.column_mask(column)).count_ones()
+    }
+
+    /// Whether `column` exists and is not full.
+    #[inline]
+    pub fn can_play(&self, column: u32) -> bool {
+        column < u32::from(self.columns) && self.mask & self.cell_bit(column, self.rows() - 1) == 0
+    }
+
+    /// The cells where a stone may be dropped now, one per non-full column.
+    #[inline]
+    pub fn possible(&self) -> u64 {
+        (self.mask + self.bottom) & self.board
+    }
+
+    /// Legal columns (0-based), left to right. Empty when the game is over.
+    pub fn legal_moves(&self) -> Vec<u32> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        (0..self.columns()).filter(|&c| self.can_play(c)).collect()
+    }
+
+    /// Plays `column` (0-based). The column must be playable.
+    #[inline]
+    pub fn play(&mut self, column: u32) {
+        debug_assert!(self.can_play(column), "column {column} is not playable");
+        let cell =
+            (self.mask + (self.bottom & self.column_mask(column))) & self.column_mask(column);
+        self.play_cell(cell);
+    }
+
+    /// Plays the stone on `cell`, a single bit of [`Position::possible`].
+    #[inline]
+    pub fn play_cell(&mut self, cell: u64) {
+        self.current ^= self.mask;
+        self.mask |= cell;
+        self.moves += 1;
+    }
+
+    /// The column (0-based) of a single-cell bitboard.
+    #[inline]
+    pub fn column_of(&self, cell: u64) -> u32 {
+        cell.trailing_zeros() / u32::from(self.height)
+    }
+
+    /// Whether the stones in `b` contain a line of `inarow`.
+    #[inline]
+    pub fn has_line(&self, b: u64) -> bool {
+        let h = u32::from(self.height);
+        let steps = [1, h, h - 1, h + 1];
+        if self.inarow == 4 {
+            steps.iter().any(|&d| {
+                let m = b & (b >> d);
+                m & (m >> (2 * d)) != 0
+            })
+        } else {
+            let k = u32::from(self.inarow);
+            steps.iter().any(|&d| {
+                // `run` marks the cells that start `len` own stones in a row.
+                let (mut run, mut len) = (b, 1);
+                while len < k {
+                    let t = len.min(k - len);
+                    run &= down(run, t * d);
+                    len += t;
+                }
+                run != 0
+            })
+        }
+    }
+
+    /// Whether the side that just moved has a line (the last move won).
+    #[inline]
+    pub fn last_move_won(&self) -> bool {
+        self.has_line(self.opponent_stones())
+    }
+
+    /// Whether every cell is filled.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.mask == self.board
+    }
+
+    /// Whether the game is over, by a win or a full board.
+    pub fn is_over(&self) -> bool {
+        self.status() != Status::Ongoing
+    }
+
+    /// How the game stands.
+    pub fn status(&self) -> Status {
+        if self.moves > 0 && self.last_move_won() {
+            Status::Won(self.side_to_move().other())
+        } else if self.is_full() {
+            Status::Draw
+        } else {
+            Status::Ongoing
+        }
+    }
+
+    /// Empty cells where the owner of `b` would complete a line.
+    #[inline]
+    pub fn winning_cells(&self, b: u64) -> u64 {
+        let h = u32::from(self.height);
+        let free = self.board & !self.mask;
+        if self.inarow == 4 {
+            // Vertical: three stones right below.
+            let mut r = (b << 1) & (b << 2) & (b << 3);
+            for d in [h, h - 1, h + 1] {
+                // Pairs to the left (l2 marks a cell with two own stones right before it).
+                let l1 = b << d;
+                let l2 = l1 & (b << (2 * d));
+                let r1 = b >> d;
+                let r2 = r1 & (b >> (2 * d));
+                r |= l2 & (b << (3 * d)); // three before
+                r |= l2 & r1; // two before, one after
+                r |= l1 & r2; // one before, two after
+                r |= r2 & (b >> (3 * d)); // three after
+            }
+            return r & free;
+        }
+        let k = u32::from(self.inarow);
+        let mut r = 0;
+        for d in [1, h, h - 1, h + 1] {
+            // before[j]: the j cells before are own; after[j]: the j cells after.
+            let mut before = [u64::MAX; 16];
+            let mut after = [u64::MAX; 16];
+            for j in 1..k as usize {
+                let s = j as u32 * d;
+                before[j] = before[j - 1] & up(b, s);
+                after[j] = after[j - 1] & down(b, s);
+            }
+            for j in 0..k as usize {
+                r |= before[j] & after[k as usize - 1 - j];
+            }
+        }
+        r & free
+    }
+
+    /// Cells where the side to move would complete a line.
+    #[inline]
+    pub fn own_winning_cells(&self) -> u64 {
+        self.winning_cells(self.current)
+    }
+
+    /// Cells where the opponent would complete a line.
+    #[inline]
+    pub fn opponent_winning_cells(&self) -> u64 {
+        self.winning_cells(self.opponent_stones())
+    }
+
+    /// Playable cells that win at once for the side to move.
+    #[inline]
+    pub fn winning_moves(&self) -> u64 {
+        self.own_winning_cells() & self.possible()
+    }
+
+    /// Whether the side to move wins at once by playing `column`.
+    pub fn is_winning_move(&self, column: u32) -> bool {
+        self.can_play(column) && self.winning_moves() & self.column_mask(column) != 0
+    }
+
+    /// Playable cells that do not hand the opponent a win on the next move.
+    ///
+    /// Assumes the side to move cannot win at once (check
+    /// [`Position::winning_moves`] first). If the opponent threatens one
+    /// playable cell, only that cell is returned (if playing it does not open
+    /// another threat right above); if it threatens two, the result is empty.
+    #[inline]
+    pub fn non_losing_moves(&self) -> u64 {
+        let mut possible = self.possible();
+        let threats = self.opponent_winning_cells();
+        let forced = possible & threats;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                return 0;
+            }
+            possible = forced;
+        }
+        possible & !(threats >> 1)
+    }
+
+    /// A key unique to this position among positions of the same rules.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.current + self.mask
+    }
+
+    /// The key of the mirror image (columns reversed).
+    pub fn mirror_key(&self) -> u64 {
+        let key = self.key();
+        let h = u32::from(self.height);
+        let col = (1u64 << h) - 1;
+        let n = u32::from(self.columns);
+        (0..n).fold(0, |m, c| m | ((key >> (c * h)) & col) << ((n - 1 - c) * h))
+    }
+
+    /// The mirror image of this position (columns reversed).
+    pub fn mirrored(&self) -> Position {
+        let h = u32::from(self.height);
+        let col = (1u64 << h) - 1;
+        let n = u32::from(self.columns);
+        let flip = |b: u64| (0..n).fold(0, |m, c| m | ((b >> (c * h)) & col) << ((n - 1 - c) * h));
+        Position {
+            current: flip(self.current),
+            mask: flip(self.mask),
+            ..*self
+        }
+    }
+
+    /// Number of empty cells.
+    pub fn empty_cells(&self) -> u32 {
+        u32::from(self.columns) * u32::from(self.rows) - u32::from(self.moves)
+    }
+
+    /// Builds a position from the stones of each player, which the caller
+    /// has checked to be reachable.
+    pub(crate) fn from_stones(rules: Rules, first: u64, second: u64) -> Position {
+        let mut p = Position::new(rules);
+        p.mask = first | second;
+        p.moves = (first | second).count_ones() as u8;
+        p.current = if p.moves % 2 == 0 { first } else { second };
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(rules: Rules, cols: &[u32]) -> Position {
+        let mut p = Position::new(rules);
+        for &c in cols {
+            assert!(!p.is_over());
+            p.play(c);
+        }
+        p
+    }
+
+    #[test]
+    fn vertical_win() {
+        let p = play(Rules::STANDARD, &[0, 1, 0, 1, 0, 1]);
+        assert_eq!(p.winning_moves(), p.cell_bit(0, 3));
+        assert!(p.is_winning_move(0));
+        let mut q = p;
+        q.play(0);
+        assert_eq!(q.status(), Status::Won(Player::First));
+    }
+
+    #[test]
+    fn horizontal_and_key() {
+        let p = play(Rules::STANDARD, &[0, 0, 1, 1, 2, 2]);
+        assert_eq!(p.winning_moves().count_ones(), 1);
+        assert!(p.is_winning_move(3));
+        assert_ne!(p.key(), p.mirror_key());
+        assert_eq!(p.mirrored().key(), p.mirror_key());
+        assert_eq!(p.mirrored().mirrored(), p);
+    }
+
+    #[test]
+    fn forced_and_double_threat() {
+        // The first player has 1,2,3 on the bottom row with both ends open.
+        let p = play(Rules::STANDARD, &[1, 1, 2, 2, 3]);
+        assert_eq!(p.side_to_move(), Player::Second);
+        assert_eq!(p.non_losing_moves(), 0);
+        let q = play(Rules::STANDARD, &[0, 0, 1, 1, 2]);
+        assert_eq!(q.non_losing_moves(), q.cell_bit(3, 0));
+    }
+
+    #[test]
+    fn full_board_draw_on_4x4_inarow_4() {
+        let rules = Rules::new(4, 4, 4).unwrap();
+        // Columns read X O X O, X O X O, O X O X, O X O X (bottom up): no line.
+        let p = play(rules, &[0, 2, 2, 0, 0, 2, 2, 0, 1, 3, 3, 1, 1, 3, 3, 1]);
+        assert_eq!(p.status(), Status::Draw);
+        assert!(p.legal_moves().is_empty());
+    }
+}
