@@ -5,15 +5,21 @@
 //! - [`position`]: the bitboard position and its threat helpers;
 //! - [`game`] and [`grid`]: the move string, column list and grid notations,
 //!   with errors that name the move or cell;
-//! - [`perft`]: counting the positions reachable after a number of plies.
+//! - [`bench`]: solving labelled positions and timing it;
+//! - [`perft`]: counting the positions reachable after a number of plies;
+//! - [`search`] and [`tt`]: the exact solver, its transposition table and
+//!   the clocked search.
 
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod game;
 pub mod grid;
 pub mod perft;
 pub mod position;
 pub mod rules;
+pub mod search;
+pub mod tt;
 
 pub use game::{Game, MoveError};
 pub use grid::GridError;

@@ -335,8 +335,14 @@ impl Position {
     /// Empty cells where the owner of `b` would complete a line.
     #[inline]
     pub fn winning_cells(&self, b: u64) -> u64 {
+        self.winning_cells_among(b, self.mask)
+    }
+
+    /// Cells outside `occupied` where the owner of `b` would complete a line.
+    #[inline]
+    pub fn winning_cells_among(&self, b: u64, occupied: u64) -> u64 {
         let h = u32::from(self.height);
-        let free = self.board & !self.mask;
+        let free = self.board & !occupied;
         if self.inarow == 4 {
             // Vertical: three stones right below.
             let mut r = (b << 1) & (b << 2) & (b << 3);
@@ -412,6 +418,14 @@ impl Position {
             possible = forced;
         }
         possible & !(threats >> 1)
+    }
+
+    /// How many cells the side to move would threaten (could complete a
+    /// line on) after playing `cell`; the solver orders moves by it.
+    #[inline]
+    pub fn threats_after(&self, cell: u64) -> u32 {
+        self.winning_cells_among(self.current | cell, self.mask | cell)
+            .count_ones()
     }
 
     /// A key unique to this position among positions of the same rules.

@@ -1,0 +1,160 @@
+//! Search limits and the budget the search polls while it runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What may end a search early. A limit is on when it is `Some`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration of iterative deepening, in plies.
+    pub depth: Option<u32>,
+    /// Most nodes to visit.
+    pub nodes: Option<u64>,
+    /// Most wall time to spend.
+    pub time: Option<Duration>,
+}
+
+impl Limits {
+    /// No limit at all: search until the value is proven (or stopped).
+    pub fn none() -> Limits {
+        Limits::default()
+    }
+
+    /// Only a depth limit.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// Only a node limit.
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// Only a time limit.
+    pub fn time(time: Duration) -> Limits {
+        Limits {
+            time: Some(time),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Nodes between two looks at the clock and the stop flag.
+const POLL_INTERVAL: u64 = 1 << 10;
+
+/// The running budget of one search: counts nodes and decides when to abort.
+///
+/// The node limit is checked at every node; the clock and the stop flag every
+/// [`POLL_INTERVAL`] nodes, so polling costs next to nothing.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
+    aborted: bool,
+}
+
+impl Budget {
+    /// A budget that never runs out.
+    pub fn unlimited() -> Budget {
+        Budget {
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stop: None,
+            aborted: false,
+        }
+    }
+
+    /// A budget from limits, a start time and an optional stop flag.
+    pub fn new(limits: &Limits, start: Instant, stop: Option<Arc<AtomicBool>>) -> Budget {
+        Budget {
+            nodes: 0,
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            deadline: limits.time.map(|t| start + t),
+            stop,
+            aborted: false,
+        }
+    }
+
+    /// Counts one node; returns true if the search must stop now.
+    #[inline(always)]
+    pub fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        } else if self.nodes % POLL_INTERVAL == 0 {
+            self.poll();
+        }
+        self.aborted
+    }
+
+    #[cold]
+    fn poll(&mut self) {
+        let stopped = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+        self.aborted |= stopped || late;
+    }
+
+    /// Whether the search ran out of budget (its current result is void).
+    #[inline(always)]
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Checks the clock and the stop flag now, outside the node count.
+    pub fn check_now(&mut self) -> bool {
+        self.poll();
+        self.aborted
+    }
+
+    /// Nodes counted so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Nodes still allowed.
+    pub fn nodes_left(&self) -> u64 {
+        self.node_limit.saturating_sub(self.nodes)
+    }
+
+    /// Time left before the deadline, if there is one.
+    pub fn time_left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_limit_is_exact() {
+        let mut b = Budget::new(&Limits::nodes(5), Instant::now(), None);
+        let ticks = (0..10).take_while(|_| !b.tick()).count();
+        assert_eq!(ticks, 4);
+        assert_eq!(b.nodes(), 5);
+        assert!(b.aborted());
+    }
+
+    #[test]
+    fn stop_flag_is_seen_when_polled() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut b = Budget::new(&Limits::none(), Instant::now(), Some(stop.clone()));
+        assert!(!b.check_now());
+        stop.store(true, Ordering::Relaxed);
+        assert!(b.check_now());
+    }
+}

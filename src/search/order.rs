@@ -1,0 +1,118 @@
+//! Move ordering: centre columns first, then by the threats a move creates.
+
+use crate::position::Position;
+
+/// Most columns on a board, hence most moves at a node.
+const MAX_MOVES: usize = crate::rules::MAX_COLUMNS as usize;
+
+/// Columns (0-based) from the centre outwards.
+///
+/// Example for 7 columns: `[3, 2, 4, 1, 5, 0, 6]`; for 8: `[4, 3, 5, 2, 6, 1, 7, 0]`.
+pub fn centre_first(columns: u32) -> Vec<u32> {
+    (0..columns as i32)
+        .map(|i| columns as i32 / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2)
+        .map(|c| c as u32)
+        .collect()
+}
+
+/// A small sorted list of moves: the highest score comes out first, and among
+/// equal scores the one added last (so add edge columns first).
+pub struct MoveSorter {
+    cells: [u64; MAX_MOVES],
+    scores: [u32; MAX_MOVES],
+    len: usize,
+}
+
+impl MoveSorter {
+    /// An empty list.
+    #[inline]
+    pub fn new() -> MoveSorter {
+        MoveSorter {
+            cells: [0; MAX_MOVES],
+            scores: [0; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    /// Inserts a move (a one-cell bitboard) with its score, by insertion sort.
+    #[inline]
+    pub fn add(&mut self, cell: u64, score: u32) {
+        let mut i = self.len;
+        self.len += 1;
+        while i > 0 && self.scores[i - 1] > score {
+            self.cells[i] = self.cells[i - 1];
+            self.scores[i] = self.scores[i - 1];
+            i -= 1;
+        }
+        self.cells[i] = cell;
+        self.scores[i] = score;
+    }
+
+    /// Fills the list with the moves in `moves`, scored by the threats they
+    /// create, in the given column order (most preferred column first).
+    #[inline]
+    pub fn fill(p: &Position, moves: u64, order: &[u64]) -> MoveSorter {
+        let mut sorter = MoveSorter::new();
+        for &column in order.iter().rev() {
+            let cell = moves & column;
+            if cell != 0 {
+                sorter.add(cell, p.threats_after(cell));
+            }
+        }
+        sorter
+    }
+
+    /// Number of moves left.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no moves are left.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for MoveSorter {
+    fn default() -> Self {
+        MoveSorter::new()
+    }
+}
+
+impl Iterator for MoveSorter {
+    type Item = u64;
+
+    /// The best remaining move.
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.cells[self.len])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centre_first_orders() {
+        assert_eq!(centre_first(7), vec![3, 2, 4, 1, 5, 0, 6]);
+        assert_eq!(centre_first(8), vec![4, 3, 5, 2, 6, 1, 7, 0]);
+        assert_eq!(centre_first(4), vec![2, 1, 3, 0]);
+    }
+
+    #[test]
+    fn highest_first_ties_to_last_added() {
+        let mut s = MoveSorter::new();
+        s.add(1, 0);
+        s.add(2, 3);
+        s.add(4, 1);
+        s.add(8, 3);
+        assert_eq!(s.collect::<Vec<_>>(), vec![8, 2, 4, 1]);
+    }
+}

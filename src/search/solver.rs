@@ -1,0 +1,285 @@
+//! The exact solver: null-window negamax over the score of the position.
+
+use crate::position::Position;
+use crate::search::limits::Budget;
+use crate::search::order::{MoveSorter, centre_first};
+use crate::search::score;
+use crate::tt::TranspositionTable;
+
+/// Default table size in MiB.
+pub const DEFAULT_HASH_MB: usize = 64;
+
+/// An exact solver with a transposition table that persists between calls.
+pub struct Solver {
+    tt: TranspositionTable,
+    budget: Budget,
+    /// Column masks, centre first, for the board last searched.
+    order: Vec<u64>,
+    /// (columns, rows) the order was built for.
+    order_for: (u32, u32),
+}
+
+impl Solver {
+    /// A solver with a table of at most `hash_mb` MiB.
+    pub fn new(hash_mb: usize) -> Solver {
+        Solver {
+            tt: TranspositionTable::with_mebibytes(hash_mb),
+            budget: Budget::unlimited(),
+            order: Vec::new(),
+            order_for: (0, 0),
+        }
+    }
+
+    /// Forgets everything the table learned.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Memory used by the table, in bytes.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// Nodes visited since the budget was last set.
+    pub fn nodes(&self) -> u64 {
+        self.budget.nodes()
+    }
+
+    /// Sets the budget for the next searches (and resets the node count).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+
+    /// Whether the last search ran out of budget.
+    pub fn aborted(&self) -> bool {
+        self.budget.aborted()
+    }
+
+    fn prepare(&mut self, p: &Position) {
+        if self.order_for != (p.columns(), p.rows()) {
+            self.order = centre_first(p.columns())
+                .into_iter()
+                .map(|c| p.column_mask(c))
+                .collect();
+            self.order_for = (p.columns(), p.rows());
+        }
+    }
+
+    /// The exact score of `p`, which must not be over. Unlimited budget.
+    pub fn solve(&mut self, p: &Position) -> i32 {
+        self.budget = Budget::unlimited();
+        self.solve_within(p, false)
+            .expect("an unlimited search always finishes")
+    }
+
+    /// Only the outcome: 1 win, 0 draw, -1 loss. Unlimited budget.
+    pub fn solve_weak(&mut self, p: &Position) -> i32 {
+        self.budget = Budget::unlimited();
+        self.solve_within(p, true)
+            .expect("an unlimited search always finishes")
+            .signum()
+    }
+
+    /// The exact score (or with `weak`, a score of the right sign) of `p`
+    /// within the current budget; `None` if the budget ran out first.
+    pub fn solve_within(&mut self, p: &Position, weak: bool) -> Option<i32> {
+        debug_assert!(!p.is_over(), "solve needs a position that is not over");
+        self.prepare(p);
+        if p.winning_moves() != 0 {
+            return Some(score::win_now(p));
+        }
+        let (mut min, mut max) = if weak {
+            (-1, 1)
+        } else {
+            (score::loss_next(p), score::win_now(p))
+        };
+        // Narrow [min, max] with null-window searches; probe towards zero
+        // first, where most positions are decided.
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(p, med, med + 1);
+            if self.budget.aborted() {
+                return None;
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        Some(min)
+    }
+
+    /// The exact score of each column (0-based index): `None` for a full
+    /// column. Unlimited budget.
+    pub fn analyze(&mut self, p: &Position) -> Vec<Option<i32>> {
+        self.budget = Budget::unlimited();
+        self.analyze_within(p)
+            .expect("an unlimited search always finishes")
+    }
+
+    /// [`Solver::analyze`] within the current budget.
+    pub fn analyze_within(&mut self, p: &Position) -> Option<Vec<Option<i32>>> {
+        let mut out = Vec::with_capacity(p.columns() as usize);
+        for c in 0..p.columns() {
+            if !p.can_play(c) {
+                out.push(None);
+            } else if p.is_winning_move(c) {
+                out.push(Some(score::win_now(p)));
+            } else {
+                let mut child = *p;
+                child.play(c);
+                let s = if child.is_full() {
+                    0
+                } else {
+                    -self.solve_within(&child, false)?
+                };
+                out.push(Some(s));
+            }
+        }
+        Some(out)
+    }
+
+    /// A best move (0-based column) and the exact score of `p`, within the
+    /// current budget. Among equally good moves, the first in centre-first
+    /// order wins.
+    pub fn best_move_within(&mut self, p: &Position) -> Option<(u32, i32)> {
+        self.prepare(p);
+        let winning = p.winning_moves();
+        if winning != 0 {
+            let cell = self
+                .order
+                .iter()
+                .map(|&m| m & winning)
+                .find(|&c| c != 0)
+                .expect("a winning cell lies in some column");
+            return Some((p.column_of(cell), score::win_now(p)));
+        }
+        let value = self.solve_within(p, false)?;
+        // Every move that does not lose at once, centre first; if all lose
+        // at once, any legal move is as good as another.
+        let mut candidates = p.non_losing_moves();
+        if candidates == 0 {
+            candidates = p.possible();
+        }
+        let order = self.order.clone();
+        for column in order {
+            let cell = candidates & column;
+            if cell == 0 {
+                continue;
+            }
+            let mut child = *p;
+            child.play_cell(cell);
+            if child.is_full() {
+                if value == 0 {
+                    return Some((p.column_of(cell), 0));
+                }
+                continue;
+            }
+            if value == score::loss_next(p) {
+                return Some((p.column_of(cell), value));
+            }
+            // The child scores -value for the opponent iff it is at most
+            // -value: a null-window test at -value.
+            let r = -self.negamax(&child, -value, -value + 1);
+            if self.budget.aborted() {
+                return None;
+            }
+            if r >= value {
+                return Some((p.column_of(cell), value));
+            }
+        }
+        unreachable!("some move achieves the value of the position")
+    }
+
+    /// Fail-soft negamax with alpha-beta.
+    ///
+    /// Contract: `p` is not over and the side to move cannot win at once
+    /// (the caller checked), and `alpha < beta`. The return value `v` says:
+    /// - `v <= alpha`: the true score is at most `v`;
+    /// - `v >= beta`: the true score is at least `v`;
+    /// - otherwise `v` is the true score.
+    ///
+    /// Only moves that do not hand the opponent an immediate win are
+    /// searched. If the budget runs out, the return value is meaningless and
+    /// [`Budget::aborted`] is set; callers must check it.
+    fn negamax(&mut self, p: &Position, mut alpha: i32, mut beta: i32) -> i32 {
+        debug_assert!(alpha < beta);
+        // Step 1. Count the node; give up if the budget is spent.
+        if self.budget.tick() {
+            return 0;
+        }
+        // Step 2. Forced outcomes: every move loses, or the board fills up.
+        let moves = p.non_losing_moves();
+        if moves == 0 {
+            return score::loss_next(p);
+        }
+        if p.moves_played() + 2 >= p.columns() * p.rows() {
+            return 0;
+        }
+        // Step 3. Bounds from the rules (nobody wins at once) and the table.
+        let mut lo = score::lower_bound(p);
+        let mut hi = score::upper_bound(p);
+        let key = p.key();
+        let mut hint = None;
+        if let Some(b) = self.tt.get(key) {
+            if let Some(l) = b.lower {
+                lo = lo.max(l);
+            }
+            if let Some(u) = b.upper {
+                hi = hi.min(u);
+            }
+            hint = b.best;
+        }
+        if lo >= hi {
+            return lo;
+        }
+        if lo >= beta {
+            return lo;
+        }
+        if hi <= alpha {
+            return hi;
+        }
+        alpha = alpha.max(lo);
+        beta = beta.min(hi);
+        let alpha_in = alpha;
+        // Step 4. Search the moves: the table's move first, then the rest,
+        // most promising first.
+        let mut best = i32::MIN;
+        let mut best_cell = 0;
+        let first = hint.map_or(0, |c| moves & p.column_mask(c));
+        let rest = MoveSorter::fill(p, moves & !first, &self.order);
+        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+            let mut child = *p;
+            child.play_cell(cell);
+            let v = -self.negamax(&child, -beta, -alpha);
+            if self.budget.aborted() {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_cell = cell;
+            }
+            if v >= beta {
+                // Step 5a. Fail high: a lower bound.
+                self.tt.put_lower(key, v, p.column_of(cell));
+                return v;
+            }
+            if v > alpha {
+                alpha = v;
+            }
+        }
+        // Step 5b. An upper bound, or the exact score if it beat alpha.
+        if best > alpha_in {
+            self.tt.put_exact(key, best, p.column_of(best_cell));
+        } else {
+            self.tt.put_upper(key, best);
+        }
+        best
+    }
+}
