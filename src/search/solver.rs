@@ -222,6 +222,15 @@ impl Solver {
         if p.moves_played() + 2 >= p.columns() * p.rows() {
             return 0;
         }
+        // Prefetch the children's table slots while this node works.
+        let mut m = moves;
+        while m != 0 {
+            let cell = m & m.wrapping_neg();
+            m ^= cell;
+            let mut child = *p;
+            child.play_cell(cell);
+            self.tt.prefetch(child.key());
+        }
         // Step 3. Bounds from the rules (nobody wins at once) and the table.
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);
