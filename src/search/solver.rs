@@ -6,8 +6,25 @@ use crate::search::order::{MoveSorter, centre_first};
 use crate::search::score;
 use crate::tt::TranspositionTable;
 
+/// Up to this ply, a position and its mirror image share a table entry.
+const SYMMETRY_PLIES: u32 = 14;
+
 /// Default table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
+
+/// The key a position is stored under, and whether it is its mirror image's:
+/// early in the game a position and its mirror image share one entry.
+#[inline]
+fn table_key(p: &Position) -> (u64, bool) {
+    let key = p.key();
+    if p.moves_played() <= SYMMETRY_PLIES {
+        let mirror = p.mirror_key();
+        if mirror < key {
+            return (mirror, true);
+        }
+    }
+    (key, false)
+}
 
 /// An exact solver with a transposition table that persists between calls.
 pub struct Solver {
@@ -229,12 +246,14 @@ impl Solver {
             m ^= cell;
             let mut child = *p;
             child.play_cell(cell);
-            self.tt.prefetch(child.key());
+            self.tt.prefetch(table_key(&child).0);
         }
         // Step 3. Bounds from the rules (nobody wins at once) and the table.
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);
-        let key = p.key();
+        let (key, mirrored) = table_key(p);
+        // A column as stored in the table, or as read from it.
+        let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
         let mut hint = None;
         if let Some(b) = self.tt.get(key) {
             if let Some(l) = b.lower {
@@ -243,7 +262,7 @@ impl Solver {
             if let Some(u) = b.upper {
                 hi = hi.min(u);
             }
-            hint = b.best;
+            hint = b.best.map(flip);
         }
         if lo >= hi {
             return lo;
@@ -276,7 +295,7 @@ impl Solver {
             }
             if v >= beta {
                 // Step 5a. Fail high: a lower bound.
-                self.tt.put_lower(key, v, p.column_of(cell));
+                self.tt.put_lower(key, v, flip(p.column_of(cell)));
                 return v;
             }
             if v > alpha {
@@ -285,7 +304,7 @@ impl Solver {
         }
         // Step 5b. An upper bound, or the exact score if it beat alpha.
         if best > alpha_in {
-            self.tt.put_exact(key, best, p.column_of(best_cell));
+            self.tt.put_exact(key, best, flip(p.column_of(best_cell)));
         } else {
             self.tt.put_upper(key, best);
         }
