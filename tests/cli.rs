@@ -31,3 +31,97 @@ fn bad_rules_say_which_bound() {
             "columns = 10: must be between 4 and 9",
         ));
 }
+
+#[test]
+fn solve_keeps_outputs_aligned_with_inputs() {
+    connect4()
+        .arg("solve")
+        .write_stdin("5554224333234511764415115\n12121212\n7422341x\n52753311433677442422121\n")
+        .assert()
+        .failure()
+        .stdout("5554224333234511764415115 4\n\n\n52753311433677442422121 8\n")
+        .stderr(predicate::str::contains(
+            "line 2: move 8: the game already ended at move 7 (first player won)",
+        ))
+        .stderr(predicate::str::contains(
+            "line 3: move 8 ('x'): not a column digit",
+        ));
+}
+
+// Positions and scores from Test_L2_R1 (labelled by an independent solver).
+const L2: &str = "5554224333234511764415115";
+const L2_SCORE: i32 = 4;
+
+#[test]
+fn solve_weak_and_analyze() {
+    connect4()
+        .args(["solve", "--weak", L2])
+        .assert()
+        .success()
+        .stdout(format!("{L2} 1\n"));
+    let output = connect4()
+        .args(["solve", "--analyze", L2])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(fields.len(), 8, "{text}");
+    assert_eq!(fields[0], L2);
+    // Column 5 is full; the best column scores the position's value.
+    assert_eq!(fields[5], "-", "{text}");
+    let best = fields[1..]
+        .iter()
+        .filter_map(|f| f.parse::<i32>().ok())
+        .max();
+    assert_eq!(best, Some(L2_SCORE), "{text}");
+}
+
+#[test]
+fn bench_checks_every_score() {
+    let dir = std::env::temp_dir().join(format!("connect4-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let right = dir.join("right");
+    let wrong = dir.join("wrong");
+    std::fs::write(
+        &right,
+        "7422341 13\n2252576253462244111563365343671351441 -1\n",
+    )
+    .unwrap();
+    std::fs::write(&wrong, "7422341 12\n").unwrap();
+    connect4()
+        .arg("bench")
+        .arg(&right)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("positions 2 wrong 0"));
+    connect4()
+        .arg("bench")
+        .arg(&wrong)
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("positions 1 wrong 1"))
+        .stdout(predicate::str::contains(
+            "first wrong: 7422341 expected 12 found 13",
+        ));
+    std::fs::write(&wrong, "7422341\n").unwrap();
+    connect4()
+        .arg("bench")
+        .arg(&wrong)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "line 1: expected '<moves> <score>', found '7422341'",
+        ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_builtin_prints_a_signature() {
+    connect4()
+        .arg("bench")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("built-in: positions 35 wrong 0"))
+        .stdout(predicate::str::is_match(r"signature: \d+ nodes").unwrap());
+}

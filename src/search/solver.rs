@@ -1,6 +1,7 @@
 //! The exact solver: null-window negamax over the score of the position.
 
 use crate::position::Position;
+use crate::rules::Rules;
 use crate::search::limits::Budget;
 use crate::search::order::{MoveSorter, centre_first};
 use crate::search::score;
@@ -32,8 +33,9 @@ pub struct Solver {
     budget: Budget,
     /// Column masks, centre first, for the board last searched.
     order: Vec<u64>,
-    /// (columns, rows) the order was built for.
-    order_for: (u32, u32),
+    /// The rules of the last search: keys of different boards can collide,
+    /// so the table is cleared when they change.
+    rules: Option<Rules>,
 }
 
 impl Solver {
@@ -43,7 +45,7 @@ impl Solver {
             tt: TranspositionTable::with_mebibytes(hash_mb),
             budget: Budget::unlimited(),
             order: Vec::new(),
-            order_for: (0, 0),
+            rules: None,
         }
     }
 
@@ -72,13 +74,18 @@ impl Solver {
         self.budget.aborted()
     }
 
+    /// Gets ready to search a position of `p`'s rules.
     fn prepare(&mut self, p: &Position) {
-        if self.order_for != (p.columns(), p.rows()) {
+        let rules = p.rules();
+        if self.rules != Some(rules) {
+            if self.rules.is_some() {
+                self.tt.clear();
+            }
             self.order = centre_first(p.columns())
                 .into_iter()
                 .map(|c| p.column_mask(c))
                 .collect();
-            self.order_for = (p.columns(), p.rows());
+            self.rules = Some(rules);
         }
     }
 

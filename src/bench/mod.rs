@@ -13,6 +13,9 @@ use crate::rules::Rules;
 use crate::search::Solver;
 use crate::search::limits::Budget;
 
+/// The built-in set: a few positions of each public test set, labelled.
+pub const BUILTIN: &str = include_str!("builtin.txt");
+
 /// A line of a benchmark file that cannot be read.
 #[derive(Debug, Error)]
 pub enum BenchError {

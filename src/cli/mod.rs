@@ -1,0 +1,65 @@
+//! The subcommands for people: `solve`, `bench` and `perft`.
+//!
+//! Each takes its parsed arguments and writes to stdout; errors travel as
+//! `anyhow` chains to `main`, which prints them.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+pub mod perft;
+pub mod solve;
+
+/// A perfect Connect-4 engine. With no subcommand it speaks the line-based
+/// JSON protocol on stdin and stdout.
+#[derive(Parser)]
+#[command(version, about)]
+pub struct Cli {
+    /// What to do; none runs a protocol session.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Solve positions exactly: one move string per argument or stdin line.
+    Solve(solve::Args),
+    /// Solve labelled positions, check every score, and report the speed.
+    Bench(bench::Args),
+    /// Count the distinct positions reachable after exactly N plies.
+    Perft(perft::Args),
+}
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = match command {
+        Command::Solve(args) => solve::run(&args, &mut out),
+        Command::Bench(args) => bench::run(&args, &mut out),
+        Command::Perft(args) => perft::run(&args, &mut out),
+    };
+    match result {
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        other => other,
+    }
+}
+
+/// Whether an error comes from writing to a closed pipe: the reader went
+/// away, so the quiet thing is to stop.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes one line and flushes it, so that pipes see each answer at once.
+pub fn line(out: &mut (impl Write + ?Sized), text: &str) -> io::Result<()> {
+    writeln!(out, "{text}")?;
+    out.flush()
+}

@@ -1,0 +1,155 @@
+//! The exact solver against ground truth: the public test sets (labelled by
+//! an independent solver) and a plain minimax on other board sizes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use connect4::bench::{Case, parse_cases, run};
+use connect4::search::Solver;
+use connect4::search::score::win_base;
+use connect4::{Position, Rules};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+/// Reads a test set from ../shared/bench beside the repository.
+fn cases(name: &str) -> Vec<Case> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/bench")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the test sets live in ../shared/bench)",
+            path.display()
+        )
+    });
+    parse_cases(Rules::STANDARD, &text).unwrap()
+}
+
+fn all_exact(cases: &[Case]) {
+    let mut solver = Solver::new(16);
+    let summary = run(&mut solver, cases, |_, _| {});
+    assert_eq!(summary.positions, cases.len());
+    assert_eq!(summary.wrong, 0, "first wrong: {:?}", summary.first_wrong);
+}
+
+#[test]
+fn end_game_easy_set_is_exact() {
+    all_exact(&cases("Test_L3_R1"));
+}
+
+#[test]
+fn middle_game_easy_set_is_exact() {
+    all_exact(&cases("Test_L2_R1"));
+}
+
+#[test]
+fn beginning_easy_set_is_exact() {
+    all_exact(&cases("Test_L1_R1"));
+}
+
+#[test]
+fn analysis_agrees_with_solve_and_best_move() {
+    let mut solver = Solver::new(16);
+    for case in cases("Test_L2_R1").iter().step_by(50) {
+        let p = case.game.position();
+        let scores = solver.analyze(p);
+        let best = scores.iter().flatten().max().copied().unwrap();
+        assert_eq!(best, case.score, "{}", case.game);
+        solver.set_budget(connect4::search::Budget::unlimited());
+        let (column, value) = solver.best_move_within(p).unwrap();
+        assert_eq!(value, case.score, "{}", case.game);
+        assert_eq!(scores[column as usize], Some(value), "{}", case.game);
+    }
+}
+
+/// Plain minimax on the score convention, sharing nothing with the solver
+/// but the rules core.
+fn minimax(p: &Position) -> i32 {
+    let stones = p.moves_played() / 2 + 1; // the mover's stone count after moving
+    let mut best = i32::MIN;
+    for c in p.legal_moves() {
+        let mut child = *p;
+        child.play(c);
+        let s = if child.last_move_won() {
+            win_base(p) - stones as i32
+        } else if child.is_full() {
+            0
+        } else {
+            -minimax(&child)
+        };
+        best = best.max(s);
+    }
+    best
+}
+
+/// Random positions with at most `max_empty` empty cells that are not over.
+fn late_positions(rules: Rules, max_empty: u32, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut p = Position::new(rules);
+        while !p.is_over() && p.empty_cells() > max_empty {
+            let moves = p.legal_moves();
+            p.play(moves[rng.random_range(0..moves.len())]);
+        }
+        if !p.is_over() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn other_sizes_match_minimax() {
+    for (rules, max_empty, seed) in [
+        (Rules::new(7, 7, 4).unwrap(), 9, 1),
+        (Rules::new(5, 4, 4).unwrap(), 10, 2),
+        (Rules::new(6, 5, 3).unwrap(), 9, 3),
+        (Rules::new(8, 7, 5).unwrap(), 9, 4),
+        (Rules::new(4, 4, 4).unwrap(), 10, 5),
+    ] {
+        let mut solver = Solver::new(8);
+        for p in late_positions(rules, max_empty, 40, seed) {
+            assert_eq!(
+                solver.solve(&p),
+                minimax(&p),
+                "{rules}: {:?}",
+                connect4::grid::to_rows(&p)
+            );
+        }
+    }
+}
+
+/// Minimax with a memo of exact values, for whole small boards.
+fn memo_minimax(p: &Position, memo: &mut HashMap<u64, i32>) -> i32 {
+    if let Some(&v) = memo.get(&p.key()) {
+        return v;
+    }
+    let stones = p.moves_played() / 2 + 1;
+    let mut best = i32::MIN;
+    for c in p.legal_moves() {
+        let mut child = *p;
+        child.play(c);
+        let s = if child.last_move_won() {
+            win_base(p) - stones as i32
+        } else if child.is_full() {
+            0
+        } else {
+            -memo_minimax(&child, memo)
+        };
+        best = best.max(s);
+    }
+    memo.insert(p.key(), best);
+    best
+}
+
+#[test]
+fn small_boards_solve_from_the_start() {
+    let mut solver = Solver::new(8);
+    for (c, r, k) in [(4, 4, 4), (5, 4, 4), (4, 5, 3), (5, 4, 3)] {
+        let empty = Position::new(Rules::new(c, r, k).unwrap());
+        let truth = memo_minimax(&empty, &mut HashMap::new());
+        assert_eq!(solver.solve(&empty), truth, "{c}x{r}x{k}");
+        assert_eq!(solver.solve_weak(&empty), truth.signum(), "{c}x{r}x{k}");
+    }
+}
