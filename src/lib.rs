@@ -6,6 +6,7 @@
 //! - [`game`] and [`grid`]: the move string, column list and grid notations,
 //!   with errors that name the move or cell;
 //! - [`bench`]: solving labelled positions and timing it;
+//! - [`eval`]: heuristic evaluation for the clocked search;
 //! - [`perft`]: counting the positions reachable after a number of plies;
 //! - [`search`] and [`tt`]: the exact solver, its transposition table and
 //!   the clocked search.
@@ -13,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod eval;
 pub mod game;
 pub mod grid;
 pub mod perft;

@@ -225,6 +225,13 @@ impl Position {
         1u64 << (column * u32::from(self.height) + row)
     }
 
+    /// The cells of every column whose row (0 at the bottom) has its bit set
+    /// in `rows`: `rows_mask(0b1)` is the bottom row.
+    #[inline]
+    pub fn rows_mask(&self, rows: u64) -> u64 {
+        self.bottom * (rows & ((1u64 << self.rows) - 1))
+    }
+
     /// All cells of a column.
     #[inline]
     pub fn column_mask(&self, column: u32) -> u64 {

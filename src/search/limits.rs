@@ -119,6 +119,19 @@ impl Budget {
         self.aborted
     }
 
+    /// Allows at most `nodes` more nodes (never more than the current limit).
+    pub fn limit_nodes_from_now(&mut self, nodes: u64) {
+        self.node_limit = self.node_limit.min(self.nodes.saturating_add(nodes));
+    }
+
+    /// Counts nodes searched elsewhere on this budget's behalf.
+    pub fn charge(&mut self, nodes: u64) {
+        self.nodes += nodes;
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        }
+    }
+
     /// Nodes counted so far.
     pub fn nodes(&self) -> u64 {
         self.nodes

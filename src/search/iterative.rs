@@ -1,0 +1,436 @@
+//! The clocked search behind `go`: iterative deepening over a heuristic,
+//! interleaved with attempts of the exact solver.
+//!
+//! Each iteration is a full-width alpha-beta to a fixed depth, with
+//! [`crate::eval::threats`] at the horizon and the same move pruning as the
+//! solver (only moves that do not lose at once). Scores are kept in a scaled
+//! unit: a proven game value `s` is `s * SCALE`, a heuristic value lies
+//! strictly between `-SCALE` and `SCALE`. So a result is proven exactly when
+//! its magnitude reaches `SCALE`, or when the iteration reached the end of the
+//! game (depth at least the number of empty cells); a proven draw is only
+//! recognised in the second way.
+//!
+//! Between iterations, when no depth limit was asked for, the exact solver
+//! gets a node budget that grows with the work done so far; its table
+//! persists across attempts and moves, so no attempt is wasted. Whenever a
+//! limit strikes, the answer is the best move of the last completed
+//! iteration, and before any iteration completes, a safe move: a win at once,
+//! else the block of a single threat, else a move that does not lose at
+//! once, centre first.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::eval;
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::search::depth_table::{DepthTable, Entry, Kind};
+use crate::search::limits::{Budget, Limits};
+use crate::search::order::{MoveSorter, centre_first};
+use crate::search::score;
+use crate::search::solver::Solver;
+
+/// A proven score `s` is `s * SCALE` in search units.
+const SCALE: i32 = 100;
+/// Beyond every search value.
+const INFINITY: i32 = 1_000_000;
+/// No exact attempt before this iteration: shallow iterations are cheap and
+/// give a move to fall back on.
+const FIRST_EXACT_ATTEMPT: u32 = 4;
+
+/// A score as the search reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SearchScore {
+    /// Whether `value` is the proven game value (the test sets' convention);
+    /// otherwise it is a heuristic estimate in `-99..=99`.
+    pub exact: bool,
+    /// The value, from the side to move.
+    pub value: i32,
+}
+
+impl SearchScore {
+    /// An exact game value.
+    pub fn exact(value: i32) -> SearchScore {
+        SearchScore { exact: true, value }
+    }
+
+    /// The same score from the other side.
+    pub fn negate(self) -> SearchScore {
+        SearchScore {
+            exact: self.exact,
+            value: -self.value,
+        }
+    }
+}
+
+/// What the search knows after a completed iteration (or a solved position).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Depth of the completed iteration, in plies.
+    pub depth: u32,
+    /// Best move, 0-based column.
+    pub best: u32,
+    /// The score of the position.
+    pub score: SearchScore,
+    /// Nodes searched since the search began.
+    pub nodes: u64,
+    /// Time since the search began.
+    pub time: Duration,
+    /// Principal variation, 0-based columns, starting with the best move.
+    pub pv: Vec<u32>,
+}
+
+impl Report {
+    /// Nodes per second.
+    pub fn nodes_per_second(&self) -> u64 {
+        (self.nodes as f64 / self.time.as_secs_f64().max(1e-6)) as u64
+    }
+}
+
+/// The clocked search, with its tables (kept between searches).
+pub struct Searcher {
+    solver: Solver,
+    table: DepthTable,
+    budget: Budget,
+    order: Vec<u64>,
+    rules: Option<Rules>,
+}
+
+impl Searcher {
+    /// A searcher whose solver table takes `hash_mb` MiB (and its depth table
+    /// a quarter of that).
+    pub fn new(hash_mb: usize) -> Searcher {
+        Searcher {
+            solver: Solver::new(hash_mb),
+            table: DepthTable::with_mebibytes((hash_mb / 4).max(1)),
+            budget: Budget::unlimited(),
+            order: Vec::new(),
+            rules: None,
+        }
+    }
+
+    /// Forgets what both tables learned (a new game).
+    pub fn clear(&mut self) {
+        self.solver.clear();
+        self.table.clear();
+    }
+
+    fn prepare(&mut self, p: &Position) {
+        let rules = p.rules();
+        if self.rules != Some(rules) {
+            self.table.clear();
+            self.order = centre_first(p.columns())
+                .into_iter()
+                .map(|c| p.column_mask(c))
+                .collect();
+            self.rules = Some(rules);
+        }
+    }
+
+    /// Searches `p` within `limits` and the optional stop flag, calling
+    /// `on_report` after each completed iteration. Returns the final report,
+    /// or `None` if the game is over.
+    pub fn search(
+        &mut self,
+        p: &Position,
+        limits: &Limits,
+        stop: Option<Arc<AtomicBool>>,
+        mut on_report: impl FnMut(&Report),
+    ) -> Option<Report> {
+        if p.is_over() {
+            return None;
+        }
+        let start = Instant::now();
+        self.prepare(p);
+        self.budget = Budget::new(limits, start, stop);
+        let empties = p.empty_cells();
+        let report = |s: &Self, depth, best, score, pv| Report {
+            depth,
+            best,
+            score,
+            nodes: s.budget.nodes(),
+            time: start.elapsed(),
+            pv,
+        };
+        // Step 1. A win at once needs no search.
+        let wins = p.winning_moves();
+        if wins != 0 {
+            let best = self.first_in_order(p, wins);
+            let r = report(
+                self,
+                1,
+                best,
+                SearchScore::exact(score::win_now(p)),
+                vec![best],
+            );
+            on_report(&r);
+            return Some(r);
+        }
+        // Step 2. The fallback: a safe move, before any iteration completes.
+        let safe = p.non_losing_moves();
+        let candidates = if safe != 0 { safe } else { p.possible() };
+        let mut last = report(
+            self,
+            0,
+            self.first_in_order(p, candidates),
+            SearchScore {
+                exact: false,
+                value: 0,
+            },
+            Vec::new(),
+        );
+        if safe == 0 {
+            // Every move loses at once: nothing to search.
+            last.score = SearchScore::exact(score::loss_next(p));
+            last.depth = 1;
+            last.pv = vec![last.best];
+            on_report(&last);
+            return Some(last);
+        }
+        let max_depth = limits.depth.unwrap_or(u32::MAX).min(empties).max(1);
+        let forced = safe.count_ones() == 1 && limits.time.is_some();
+        // Step 3. Iterative deepening.
+        for depth in 1..=max_depth {
+            let Some((best, value)) = self.root(p, depth, candidates, last.best) else {
+                break;
+            };
+            let exact = value.abs() >= SCALE || depth >= empties;
+            let score = if exact {
+                SearchScore::exact(value / SCALE)
+            } else {
+                SearchScore {
+                    exact: false,
+                    value,
+                }
+            };
+            let pv = self.principal_variation(p, best, depth);
+            last = report(self, depth, best, score, pv);
+            on_report(&last);
+            if exact || forced {
+                break;
+            }
+            // Step 4. Try to solve exactly, with a budget that grows with
+            // the work done so far.
+            if limits.depth.is_none() && depth >= FIRST_EXACT_ATTEMPT {
+                let allowance = (self.budget.nodes() * 2).max(1 << 16);
+                if let Some((best, value)) = self.exact_attempt(p, allowance) {
+                    last = report(self, empties, best, SearchScore::exact(value), vec![best]);
+                    on_report(&last);
+                    break;
+                }
+                if self.budget.aborted() {
+                    break;
+                }
+            }
+        }
+        last.nodes = self.budget.nodes();
+        last.time = start.elapsed();
+        Some(last)
+    }
+
+    /// Runs the exact solver on `p` with at most `allowance` nodes of the
+    /// remaining budget; its nodes count against the search's budget.
+    fn exact_attempt(&mut self, p: &Position, allowance: u64) -> Option<(u32, i32)> {
+        let mut sub = self.budget.clone();
+        sub.limit_nodes_from_now(allowance);
+        let before = sub.nodes();
+        self.solver.set_budget(sub);
+        let result = self.solver.best_move_within(p);
+        let used = self.solver.nodes() - before;
+        self.budget.charge(used);
+        if self.solver.aborted() && !self.budget.check_now() {
+            // Only the attempt's own allowance ran out: the search goes on.
+            return None;
+        }
+        result
+    }
+
+    /// The first cell of `cells` in centre-first order, as a column.
+    fn first_in_order(&self, p: &Position, cells: u64) -> u32 {
+        let cell = self
+            .order
+            .iter()
+            .map(|&m| m & cells)
+            .find(|&c| c != 0)
+            .expect("cells is not empty");
+        p.column_of(cell)
+    }
+
+    /// One iteration at the root: the best of `candidates` to `depth`, with
+    /// `previous` searched first. `None` if the budget ran out.
+    fn root(
+        &mut self,
+        p: &Position,
+        depth: u32,
+        candidates: u64,
+        previous: u32,
+    ) -> Option<(u32, i32)> {
+        let first = candidates & p.column_mask(previous);
+        let rest = MoveSorter::fill(p, candidates & !first, &self.order);
+        let mut best = (previous, -INFINITY);
+        let mut alpha = -INFINITY;
+        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+            let mut child = *p;
+            child.play_cell(cell);
+            let v = -self.alphabeta(&child, depth - 1, -INFINITY, -alpha);
+            if self.budget.aborted() {
+                return None;
+            }
+            if v > best.1 {
+                best = (p.column_of(cell), v);
+                alpha = v;
+            }
+        }
+        self.table.put(
+            p.key(),
+            Entry {
+                depth,
+                kind: Kind::Exact,
+                value: best.1,
+                best: Some(best.0),
+            },
+        );
+        Some(best)
+    }
+
+    /// Depth-limited alpha-beta, fail-soft, in search units.
+    ///
+    /// Contract: `p` is not over (immediate wins of the side to move are
+    /// detected here, so the caller need not check them). The value `v`
+    /// means: `v <= alpha` an upper bound, `v >= beta` a lower bound,
+    /// otherwise the depth-limited value. Meaningless if the budget ran out
+    /// (the caller checks [`Budget::aborted`]).
+    fn alphabeta(&mut self, p: &Position, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
+        // Step 1. Count the node.
+        if self.budget.tick() {
+            return 0;
+        }
+        // Step 2. Outcomes decided within a move.
+        if p.winning_moves() != 0 {
+            return score::win_now(p) * SCALE;
+        }
+        let moves = p.non_losing_moves();
+        if moves == 0 {
+            return score::loss_next(p) * SCALE;
+        }
+        if p.moves_played() + 2 >= p.columns() * p.rows() {
+            return 0;
+        }
+        // Step 3. The horizon.
+        if depth == 0 {
+            return eval::threats(p);
+        }
+        // Step 4. The table: bounds from searches at least as deep, and a move.
+        let key = p.key();
+        let mut hint = None;
+        if let Some(e) = self.table.get(key) {
+            hint = e.best;
+            if e.depth >= depth {
+                match e.kind {
+                    Kind::Exact => return e.value,
+                    Kind::Lower => alpha = alpha.max(e.value),
+                    Kind::Upper => beta = beta.min(e.value),
+                }
+                if alpha >= beta {
+                    return e.value;
+                }
+            }
+        }
+        let (alpha_in, beta_in) = (alpha, beta);
+        // Step 5. The moves: the table's first, then by threats created.
+        let first = hint.map_or(0, |c| moves & p.column_mask(c));
+        let rest = MoveSorter::fill(p, moves & !first, &self.order);
+        let mut best = -INFINITY;
+        let mut best_column = None;
+        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+            let mut child = *p;
+            child.play_cell(cell);
+            let v = -self.alphabeta(&child, depth - 1, -beta, -alpha);
+            if self.budget.aborted() {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_column = Some(p.column_of(cell));
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        // Step 6. Store what the searched window says about the value.
+        let kind = if best <= alpha_in {
+            Kind::Upper
+        } else if best >= beta_in {
+            Kind::Lower
+        } else {
+            Kind::Exact
+        };
+        self.table.put(
+            key,
+            Entry {
+                depth,
+                kind,
+                value: best,
+                best: best_column,
+            },
+        );
+        best
+    }
+
+    /// The best move followed by the table's best moves, at most `depth`
+    /// plies, stopping at the end of the game or at a missing entry.
+    fn principal_variation(&self, p: &Position, best: u32, depth: u32) -> Vec<u32> {
+        let mut pv = vec![best];
+        let mut q = *p;
+        q.play(best);
+        while (pv.len() as u32) < depth && !q.is_over() {
+            let Some(c) = self.table.get(q.key()).and_then(|e| e.best) else {
+                break;
+            };
+            if !q.can_play(c) {
+                break;
+            }
+            pv.push(c);
+            q.play(c);
+        }
+        pv
+    }
+
+    /// The score of every legal column of `p` (0-based column, score), each
+    /// searched with an equal share of `limits`.
+    pub fn analyze(
+        &mut self,
+        p: &Position,
+        limits: &Limits,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> Vec<(u32, SearchScore)> {
+        let columns: Vec<u32> = p.legal_moves();
+        let share = columns.len().max(1) as u32;
+        let child_limits = Limits {
+            depth: limits.depth.map(|d| d.saturating_sub(1).max(1)),
+            nodes: limits.nodes.map(|n| (n / u64::from(share)).max(1)),
+            time: limits.time.map(|t| t / share),
+        };
+        let mut out = Vec::with_capacity(columns.len());
+        for c in columns {
+            let mut child = *p;
+            child.play(c);
+            let s = if child.last_move_won() {
+                SearchScore::exact(score::win_now(p))
+            } else if child.is_full() {
+                SearchScore::exact(0)
+            } else {
+                self.search(&child, &child_limits, stop.clone(), |_| {})
+                    .expect("the child is not over")
+                    .score
+                    .negate()
+            };
+            out.push((c, s));
+        }
+        out
+    }
+}
