@@ -7,6 +7,8 @@
 //!   with errors that name the move or cell;
 //! - [`bench`]: solving labelled positions and timing it;
 //! - [`eval`]: heuristic evaluation for the clocked search;
+//! - [`engine`]: the facade that owns the search thread;
+//! - [`protocol`]: the line-based JSON protocol and its session loop;
 //! - [`perft`]: counting the positions reachable after a number of plies;
 //! - [`search`] and [`tt`]: the exact solver, its transposition table and
 //!   the clocked search.
@@ -14,11 +16,13 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod grid;
 pub mod perft;
 pub mod position;
+pub mod protocol;
 pub mod rules;
 pub mod search;
 pub mod tt;

@@ -1,9 +1,11 @@
 //! The `connect4` binary: with no arguments, a protocol session on stdin and
 //! stdout; with a subcommand, a tool for people (see [`cli`]).
 
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
+use connect4::protocol::{SessionOptions, run_session};
 
 mod cli;
 
@@ -11,9 +13,7 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         Some(command) => cli::run(command),
-        None => Err(anyhow::anyhow!(
-            "the protocol session is not built yet; see --help"
-        )),
+        None => session(),
     };
     match result {
         Ok(code) => code,
@@ -22,4 +22,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A protocol session on stdin and stdout.
+fn session() -> anyhow::Result<ExitCode> {
+    if io::stdin().is_terminal() {
+        eprintln!(r#"connect4: reading JSON commands, one per line; try {{"cmd":"hello"}}"#);
+    }
+    let options = SessionOptions {
+        // The reader of our output went away: nobody is left to answer.
+        on_output_closed: Box::new(|| std::process::exit(0)),
+        ..SessionOptions::default()
+    };
+    run_session(io::stdin().lock(), io::stdout(), options)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -119,7 +119,9 @@ impl Searcher {
     fn prepare(&mut self, p: &Position) {
         let rules = p.rules();
         if self.rules != Some(rules) {
-            self.table.clear();
+            if self.rules.is_some() {
+                self.table.clear();
+            }
             self.order = centre_first(p.columns())
                 .into_iter()
                 .map(|c| p.column_mask(c))

@@ -46,6 +46,29 @@ impl Limits {
     }
 }
 
+/// Time kept in reserve on a clock for process and pipe overhead.
+const CLOCK_MARGIN: Duration = Duration::from_millis(10);
+
+impl Limits {
+    /// The time to spend on one move with `left` on the clock, `increment`
+    /// per move and `empty` cells on the board.
+    ///
+    /// The side to move has about `empty / 2` moves left, but games are
+    /// decided early and the end is solved fast, so the remaining time is
+    /// shared as if at most 12 moves were left, plus most of the increment;
+    /// never more than a third of what is left, and a margin is always kept.
+    pub fn time_for_clock(left: Duration, increment: Duration, empty: u32) -> Duration {
+        let moves_left = empty.div_ceil(2).clamp(2, 12);
+        let share = left / moves_left + increment * 3 / 4;
+        let margin = CLOCK_MARGIN.min(left / 10);
+        let cap = (left / 3).saturating_sub(margin);
+        share
+            .min(cap)
+            .max(Duration::from_millis(1))
+            .min(left.saturating_sub(margin).max(Duration::from_micros(100)))
+    }
+}
+
 /// Nodes between two looks at the clock and the stop flag.
 const POLL_INTERVAL: u64 = 1 << 10;
 
@@ -152,6 +175,21 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clock_budget_stays_within_the_clock() {
+        let ms = Duration::from_millis;
+        for left in [1, 5, 30, 100, 1000, 60_000] {
+            for inc in [0, 10, 1000] {
+                for empty in [1, 2, 10, 42] {
+                    let t = Limits::time_for_clock(ms(left), ms(inc), empty);
+                    assert!(t < ms(left) || left <= 1, "{left} {inc} {empty}: {t:?}");
+                    assert!(t > Duration::ZERO);
+                }
+            }
+        }
+        assert_eq!(Limits::time_for_clock(ms(60_000), ms(0), 42), ms(5000));
+    }
 
     #[test]
     fn node_limit_is_exact() {

@@ -1,0 +1,623 @@
+//! The wire format: every request and reply of the protocol as serde types.
+//!
+//! This module is the only place the format is defined; the engine's session
+//! parses with it and the arena writes and reads with it. See
+//! `protocol/README.md` for the specification in prose.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::rules::Rules;
+use crate::search::score::Outcome;
+
+/// The protocol's name, sent in `hello`.
+pub const PROTOCOL: &str = "connect4-jsonl";
+/// The protocol version this engine speaks.
+pub const VERSION: u32 = 1;
+/// Longest accepted request line, in bytes (1 MiB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// A request id: a string or a number, echoed on every reply to the request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Id {
+    /// A numeric id, kept as written.
+    Number(serde_json::Number),
+    /// A string id.
+    Text(String),
+}
+
+/// A request: an optional id and a command.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Echoed on every reply to this request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// What to do.
+    #[serde(flatten)]
+    pub command: Command,
+}
+
+/// The commands of protocol version 1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "lowercase")]
+pub enum Command {
+    /// Identify the engine and list its options.
+    Hello,
+    /// Liveness check, answered at once even during a search.
+    Ping,
+    /// Start a new game (clears the tables).
+    #[serde(rename = "newgame")]
+    NewGame {
+        /// Board and line length; the standard game if absent.
+        #[serde(default)]
+        rules: Rules,
+    },
+    /// Set the position.
+    Position(PositionRequest),
+    /// Search the position and answer with `bestmove`.
+    Go(GoLimits),
+    /// End the running search.
+    Stop,
+    /// Score every legal column.
+    Analyze(GoLimits),
+    /// Set an option.
+    #[serde(rename = "setoption")]
+    SetOption {
+        /// The option's name.
+        name: String,
+        /// Its new value.
+        value: Value,
+    },
+    /// End the session.
+    Quit,
+}
+
+/// Names of the commands, for error messages.
+pub const COMMANDS: &[&str] = &[
+    "hello",
+    "ping",
+    "newgame",
+    "position",
+    "go",
+    "stop",
+    "analyze",
+    "setoption",
+    "quit",
+];
+
+/// The position: from the empty board by moves, or a grid. With neither,
+/// the empty board.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PositionRequest {
+    /// A move string (`"4453"`) or a list of 1-based columns (`[4,4,5,3]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Moves>,
+    /// A grid, top row first: a list of rows or one flat list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
+}
+
+/// Moves in either notation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Moves {
+    /// A move string such as `"4453"`.
+    Text(String),
+    /// 1-based columns.
+    Columns(Vec<i64>),
+}
+
+/// A grid in either shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Board {
+    /// Rows, top first.
+    Rows(Vec<Vec<i64>>),
+    /// One flat list of rows x columns cells, top row first.
+    Flat(Vec<i64>),
+}
+
+/// Limits of `go` and `analyze`. A limit is on when present.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoLimits {
+    /// Deepest iteration, in plies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u64>,
+    /// Most nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Time for this move, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+    /// The side to move's clock; the engine budgets its own time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+    /// Search until `stop` (no other limit may be given).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub infinite: bool,
+}
+
+/// A game clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    /// Time left, in milliseconds.
+    pub time_ms: u64,
+    /// Increment per move, in milliseconds.
+    #[serde(default)]
+    pub inc_ms: u64,
+}
+
+/// A score on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireScore {
+    /// Whether `value` is the proven game value.
+    pub exact: bool,
+    /// The proven value (the test sets' convention) or a heuristic estimate
+    /// in -99..=99, from the side to move.
+    pub value: i32,
+    /// For an exact score: win, draw or loss for the side to move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// For an exact win or loss: plies until the game ends with best play.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies_to_end: Option<u32>,
+}
+
+/// The state of the position after `position` or `newgame`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionState {
+    /// A move string reaching the position (one of several for a grid).
+    pub moves: String,
+    /// Stones on the board.
+    pub ply: u32,
+    /// `first` or `second`.
+    pub to_move: crate::position::Player,
+    /// `ongoing`, `first_won`, `second_won` or `draw`.
+    pub status: GameStatus,
+}
+
+/// How the game stands, on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// The game goes on.
+    Ongoing,
+    /// The first player has a line.
+    FirstWon,
+    /// The second player has a line.
+    SecondWon,
+    /// The board is full.
+    Draw,
+}
+
+/// The engine's name and version, in `hello`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineInfo {
+    /// Name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+}
+
+/// One option, in `hello`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptionInfo {
+    /// Name, for `setoption`.
+    pub name: String,
+    /// `int`, `bool` or `string`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Value at start.
+    pub default: Value,
+    /// Smallest value of an `int`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    /// Largest value of an `int`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    /// Allowed values or forms of a `string`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+    /// What it does.
+    pub help: String,
+}
+
+/// The score of one column, in `analysis`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveScore {
+    /// 1-based column.
+    #[serde(rename = "move")]
+    pub column: u32,
+    /// Its score, from the side to move before the move.
+    pub score: WireScore,
+}
+
+/// Error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Not JSON, not an object, or not UTF-8.
+    BadJson,
+    /// A field missing or of the wrong type, or a bad limit.
+    BadRequest,
+    /// A `cmd` this engine does not know.
+    UnknownCommand,
+    /// A move that cannot be played.
+    IllegalMove,
+    /// A grid that breaks the rules.
+    BadPosition,
+    /// `go` or `analyze` on a finished game.
+    GameOver,
+    /// A command that must wait for the running search to end.
+    Busy,
+    /// An unknown option or a value out of range.
+    BadOption,
+    /// A line over [`MAX_LINE_BYTES`].
+    LineTooLong,
+}
+
+/// A reply: one JSON object on one line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Reply {
+    /// Answer to `hello`.
+    Hello {
+        /// The request's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// Always [`PROTOCOL`].
+        protocol: String,
+        /// Always [`VERSION`].
+        version: u32,
+        /// Name and version.
+        engine: EngineInfo,
+        /// The options `setoption` accepts.
+        options: Vec<OptionInfo>,
+    },
+    /// Answer to `ping`.
+    Pong {
+        /// The request's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+    },
+    /// Success; after `position` and `newgame` with the position's state.
+    Ok {
+        /// The request's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// The position, after `position` and `newgame`.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        state: Option<PositionState>,
+    },
+    /// Progress of a `go`: one per completed depth, at most about 10 a second.
+    Info {
+        /// The `go`'s id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// Completed depth.
+        depth: u32,
+        /// Score so far.
+        score: WireScore,
+        /// Nodes so far.
+        nodes: u64,
+        /// Milliseconds since `go`.
+        time_ms: u64,
+        /// Nodes per second.
+        nps: u64,
+        /// Principal variation, 1-based columns.
+        pv: Vec<u32>,
+    },
+    /// The one final answer to a `go`.
+    Bestmove {
+        /// The `go`'s id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// The move, a 1-based column.
+        #[serde(rename = "move")]
+        column: u32,
+        /// Its score, from the side to move.
+        score: WireScore,
+        /// Depth of the last completed iteration.
+        depth: u32,
+        /// Nodes searched.
+        nodes: u64,
+        /// Milliseconds spent.
+        time_ms: u64,
+        /// Principal variation, 1-based columns.
+        pv: Vec<u32>,
+    },
+    /// Answer to `analyze`.
+    Analysis {
+        /// The request's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// One entry per legal column, left to right.
+        moves: Vec<MoveScore>,
+    },
+    /// A request that could not be carried out; the session goes on.
+    Error {
+        /// The request's id, when it could be read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Id>,
+        /// What kind of error.
+        code: ErrorCode,
+        /// What was wrong and where.
+        message: String,
+    },
+}
+
+impl Reply {
+    /// The id the reply carries.
+    pub fn id(&self) -> Option<&Id> {
+        match self {
+            Reply::Hello { id, .. }
+            | Reply::Pong { id }
+            | Reply::Ok { id, .. }
+            | Reply::Info { id, .. }
+            | Reply::Bestmove { id, .. }
+            | Reply::Analysis { id, .. }
+            | Reply::Error { id, .. } => id.as_ref(),
+        }
+    }
+
+    /// Whether this is the last reply to its request (all but `info`).
+    pub fn is_final(&self) -> bool {
+        !matches!(self, Reply::Info { .. })
+    }
+
+    /// The reply as one line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("replies always serialise")
+    }
+}
+
+impl Request {
+    /// The request as one line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("requests always serialise")
+    }
+}
+
+/// A line that is not a valid request, with the id when one could be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestError {
+    /// The id, if the line was an object with a valid id.
+    pub id: Option<Id>,
+    /// What kind of error.
+    pub code: ErrorCode,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl RequestError {
+    /// The error reply for this error.
+    pub fn reply(self) -> Reply {
+        Reply::Error {
+            id: self.id,
+            code: self.code,
+            message: self.message,
+        }
+    }
+}
+
+/// Parses one request line (without its line ending).
+///
+/// Checks in order: UTF-8 and JSON (`bad_json`), an object (`bad_json`), a
+/// string or number `id` (`bad_request`), a string `cmd` (`bad_request`), a
+/// known command (`unknown_command`), then the command's fields and limits
+/// (`bad_request`). Unknown fields are ignored.
+pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
+    let err = |id: Option<Id>, code, message: String| RequestError { id, code, message };
+    let text = std::str::from_utf8(line).map_err(|e| {
+        err(
+            None,
+            ErrorCode::BadJson,
+            format!("not UTF-8: invalid byte at offset {}", e.valid_up_to()),
+        )
+    })?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| err(None, ErrorCode::BadJson, format!("not JSON: {e}")))?;
+    let Value::Object(object) = &value else {
+        return Err(err(
+            None,
+            ErrorCode::BadJson,
+            format!("expected a JSON object, found {}", kind_of(&value)),
+        ));
+    };
+    let id = match object.get("id") {
+        None | Some(Value::Null) => None,
+        Some(v @ (Value::String(_) | Value::Number(_))) => {
+            Some(serde_json::from_value(v.clone()).expect("a string or number is an id"))
+        }
+        Some(other) => {
+            return Err(err(
+                None,
+                ErrorCode::BadRequest,
+                format!(
+                    "field 'id': expected a string or a number, found {}",
+                    kind_of(other)
+                ),
+            ));
+        }
+    };
+    let cmd = match object.get("cmd") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => {
+            return Err(err(
+                id,
+                ErrorCode::BadRequest,
+                format!("field 'cmd': expected a string, found {}", kind_of(other)),
+            ));
+        }
+        None => return Err(err(id, ErrorCode::BadRequest, "missing field 'cmd'".into())),
+    };
+    if !COMMANDS.contains(&cmd) {
+        return Err(err(
+            id,
+            ErrorCode::UnknownCommand,
+            format!(
+                "unknown command '{}'; known: {}",
+                truncate(cmd),
+                COMMANDS.join(", ")
+            ),
+        ));
+    }
+    let request: Request = serde_json::from_value(value.clone())
+        .map_err(|e| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {e}")))?;
+    match &request.command {
+        Command::Go(limits) | Command::Analyze(limits) => {
+            validate_limits(object, limits)
+                .map_err(|m| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {m}")))?;
+        }
+        Command::Position(p) if p.moves.is_some() && p.board.is_some() => {
+            return Err(err(
+                id,
+                ErrorCode::BadRequest,
+                "position: give either 'moves' or 'board', not both".into(),
+            ));
+        }
+        _ => {}
+    }
+    Ok(request)
+}
+
+/// Zero limits are errors (a limit is on because it is present); `infinite`
+/// excludes the others.
+fn validate_limits(
+    object: &serde_json::Map<String, Value>,
+    limits: &GoLimits,
+) -> Result<(), String> {
+    for (name, value) in [
+        ("depth", limits.depth),
+        ("nodes", limits.nodes),
+        ("movetime_ms", limits.movetime_ms),
+        ("clock.time_ms", limits.clock.map(|c| c.time_ms)),
+    ] {
+        if value == Some(0) {
+            return Err(format!("field '{name}': must be at least 1, found 0"));
+        }
+    }
+    if limits.depth.is_some_and(|d| d > 1000) {
+        return Err(format!(
+            "field 'depth': must be at most 1000, found {}",
+            limits.depth.unwrap_or_default()
+        ));
+    }
+    if limits.infinite
+        && (limits.depth.is_some()
+            || limits.nodes.is_some()
+            || limits.movetime_ms.is_some()
+            || limits.clock.is_some())
+    {
+        return Err("'infinite' cannot be combined with other limits".into());
+    }
+    if let Some(Value::Bool(_)) | None = object.get("infinite") {
+        Ok(())
+    } else {
+        Err("field 'infinite': expected true or false".into())
+    }
+}
+
+/// A short name of a JSON value's type.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// At most 40 characters of `s`, for quoting user input in messages.
+fn truncate(s: &str) -> String {
+    if s.chars().count() <= 40 {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(40).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(line: &str) -> ErrorCode {
+        parse_request(line.as_bytes()).unwrap_err().code
+    }
+
+    #[test]
+    fn parses_commands() {
+        let r = parse_request(br#"{"cmd":"go","id":7,"depth":3,"future":1}"#).unwrap();
+        assert_eq!(r.id, Some(Id::Number(7.into())));
+        assert_eq!(
+            r.command,
+            Command::Go(GoLimits {
+                depth: Some(3),
+                ..GoLimits::default()
+            })
+        );
+        let r = parse_request(br#"{"cmd":"position","moves":[4,4,5]}"#).unwrap();
+        assert_eq!(
+            r.command,
+            Command::Position(PositionRequest {
+                moves: Some(Moves::Columns(vec![4, 4, 5])),
+                board: None
+            })
+        );
+        let r = parse_request(br#"{"cmd":"newgame","rules":{"columns":9,"rows":7}}"#);
+        assert_eq!(
+            r.unwrap_err().code,
+            ErrorCode::BadRequest,
+            "9x7 does not fit"
+        );
+    }
+
+    #[test]
+    fn error_codes() {
+        assert_eq!(code("{"), ErrorCode::BadJson);
+        assert_eq!(code("[1]"), ErrorCode::BadJson);
+        assert_eq!(code(r#"{"cmd":5}"#), ErrorCode::BadRequest);
+        assert_eq!(code(r#"{"id":{},"cmd":"ping"}"#), ErrorCode::BadRequest);
+        assert_eq!(code(r#"{"cmd":"fly"}"#), ErrorCode::UnknownCommand);
+        assert_eq!(code(r#"{"cmd":"go","depth":0}"#), ErrorCode::BadRequest);
+        assert_eq!(code(r#"{"cmd":"go","depth":-2}"#), ErrorCode::BadRequest);
+        assert_eq!(
+            code(r#"{"cmd":"go","movetime_ms":1.5}"#),
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            code(r#"{"cmd":"go","infinite":true,"depth":3}"#),
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            code(r#"{"cmd":"position","moves":"4","board":[]}"#),
+            ErrorCode::BadRequest
+        );
+        let e = parse_request(br#"{"id":"a","cmd":"go","nodes":0}"#).unwrap_err();
+        assert_eq!(e.id, Some(Id::Text("a".into())));
+        assert_eq!(e.message, "go: field 'nodes': must be at least 1, found 0");
+    }
+
+    #[test]
+    fn replies_round_trip() {
+        let r = Reply::Ok {
+            id: Some(Id::Text("x".into())),
+            state: Some(PositionState {
+                moves: "44".into(),
+                ply: 2,
+                to_move: crate::position::Player::First,
+                status: GameStatus::Ongoing,
+            }),
+        };
+        let line = r.to_line();
+        assert_eq!(
+            line,
+            r#"{"type":"ok","id":"x","moves":"44","ply":2,"to_move":"first","status":"ongoing"}"#
+        );
+        assert_eq!(serde_json::from_str::<Reply>(&line).unwrap(), r);
+        assert_eq!(Reply::Pong { id: None }.to_line(), r#"{"type":"pong"}"#);
+    }
+}

@@ -1,0 +1,11 @@
+//! The line-based JSON protocol: message types ([`messages`]), line
+//! reading ([`lines`]) and the session loop ([`session`]).
+//!
+//! The specification is `protocol/README.md` at the top of the repository.
+
+pub mod lines;
+pub mod messages;
+pub mod session;
+
+pub use messages::{Command, ErrorCode, Id, Reply, Request, parse_request};
+pub use session::{SessionOptions, run_session};

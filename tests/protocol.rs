@@ -1,0 +1,353 @@
+//! The protocol through the real binary: transcripts, schemas, every error
+//! code, go/stop sequences and a stream of garbage.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Driver, matches};
+use connect4::protocol::{ErrorCode, Id, Reply};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
+
+fn protocol_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol")
+}
+
+fn validator(name: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(protocol_dir().join("schema").join(name)).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn assert_valid(v: &jsonschema::Validator, value: &Value, what: &str) {
+    if let Err(e) = v.validate(value) {
+        panic!("{what} does not match its schema: {value}: {e}");
+    }
+}
+
+/// Replays one transcript, reply by reply, and checks every message against
+/// the schemas.
+fn replay(path: &Path) {
+    let requests = validator("request.schema.json");
+    let replies = validator("reply.schema.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut engine = Driver::start();
+    for (n, line) in text.lines().enumerate() {
+        let where_ = format!("{}:{}", path.display(), n + 1);
+        let entry: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{where_}: {e}"));
+        if let Some(request) = entry.get("send") {
+            assert_valid(&requests, request, &where_);
+            engine.send(&request.to_string());
+        } else if let Some(raw) = entry.get("send_raw").and_then(Value::as_str) {
+            engine.send(raw);
+        } else if let Some(expected) = entry.get("recv") {
+            let wants_info = expected["type"] == "info";
+            let actual = loop {
+                let v = engine.recv_value();
+                assert_valid(&replies, &v, &where_);
+                if v["type"] != "info" || wants_info {
+                    break v;
+                }
+            };
+            assert!(
+                matches(expected, &actual),
+                "{where_}: expected (at least) {expected}\n got {actual}"
+            );
+        } else {
+            panic!("{where_}: expected send, send_raw or recv");
+        }
+    }
+    let (rest, status) = engine.finish();
+    assert!(status.success(), "{}: exit {status}", path.display());
+    assert!(
+        rest.iter().all(|r| !r.is_final()),
+        "{}: replies left over: {rest:?}",
+        path.display()
+    );
+}
+
+#[test]
+fn transcripts_replay() {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(protocol_dir().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5, "examples missing: {paths:?}");
+    for path in paths {
+        replay(&path);
+    }
+}
+
+fn error_code(r: &Reply) -> Option<ErrorCode> {
+    match r {
+        Reply::Error { code, .. } => Some(*code),
+        _ => None,
+    }
+}
+
+#[test]
+fn every_error_code_then_the_session_goes_on() {
+    let mut e = Driver::start();
+    let cases: Vec<(Vec<u8>, ErrorCode)> = vec![
+        (b"{\"cmd\":\"ping\"".to_vec(), ErrorCode::BadJson),
+        (vec![b'{', 0xff, 0xfe, b'}'], ErrorCode::BadJson),
+        (b"\"just a string\"".to_vec(), ErrorCode::BadJson),
+        (
+            br#"{"cmd":"go","nodes":-5}"#.to_vec(),
+            ErrorCode::BadRequest,
+        ),
+        (
+            br#"{"cmd":"go","movetime_ms":"fast"}"#.to_vec(),
+            ErrorCode::BadRequest,
+        ),
+        (
+            br#"{"cmd":"setoption","name":"info"}"#.to_vec(),
+            ErrorCode::BadRequest,
+        ),
+        (
+            br#"{"cmd":"position","moves":{"a":1}}"#.to_vec(),
+            ErrorCode::BadRequest,
+        ),
+        (
+            br#"{"cmd":"go","depth":18446744073709551616}"#.to_vec(),
+            ErrorCode::BadRequest,
+        ),
+        (br#"{"cmd":"GO"}"#.to_vec(), ErrorCode::UnknownCommand),
+        (
+            br#"{"cmd":"position","moves":"4444444"}"#.to_vec(),
+            ErrorCode::IllegalMove,
+        ),
+        (
+            br#"{"cmd":"position","moves":[1,2,3,99]}"#.to_vec(),
+            ErrorCode::IllegalMove,
+        ),
+        (
+            br#"{"cmd":"position","board":[1,2]}"#.to_vec(),
+            ErrorCode::BadPosition,
+        ),
+        (
+            br#"{"cmd":"setoption","name":"agent","value":"oracle"}"#.to_vec(),
+            ErrorCode::BadOption,
+        ),
+    ];
+    for (line, code) in cases {
+        e.send_bytes(&line);
+        let r = e.recv_final();
+        assert_eq!(
+            error_code(&r),
+            Some(code),
+            "{}: {r:?}",
+            String::from_utf8_lossy(&line)
+        );
+        e.send(r#"{"cmd":"ping","id":"after"}"#);
+        assert_eq!(
+            e.recv_final(),
+            Reply::Pong {
+                id: Some(Id::Text("after".into()))
+            }
+        );
+    }
+    // game_over, then busy.
+    e.send(r#"{"cmd":"position","moves":"1212121"}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"analyze"}"#);
+    assert_eq!(error_code(&e.recv_final()), Some(ErrorCode::GameOver));
+    e.send(r#"{"cmd":"position"}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"go","infinite":true}"#);
+    for busy in [
+        r#"{"cmd":"go","depth":1}"#,
+        r#"{"cmd":"newgame"}"#,
+        r#"{"cmd":"setoption","name":"info","value":false}"#,
+        r#"{"cmd":"analyze","depth":1}"#,
+    ] {
+        e.send(busy);
+        assert_eq!(error_code(&e.recv_final()), Some(ErrorCode::Busy), "{busy}");
+    }
+    e.send(r#"{"cmd":"stop"}"#);
+    assert!(matches!(e.recv_final(), Reply::Bestmove { .. }));
+    assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+    // line_too_long: over 1 MiB, then a normal line still works.
+    let mut long = br#"{"cmd":"ping","pad":""#.to_vec();
+    long.extend(std::iter::repeat_n(b'x', (1 << 20) + 10));
+    long.extend(b"\"}");
+    e.send_bytes(&long);
+    assert_eq!(error_code(&e.recv_final()), Some(ErrorCode::LineTooLong));
+    e.send("{\"cmd\":\"ping\"}\r");
+    assert_eq!(e.recv_final(), Reply::Pong { id: None });
+    let (rest, status) = e.finish();
+    assert!(status.success() && rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn go_and_stop_sequences_give_one_bestmove_per_go_in_order() {
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"setoption","name":"info","value":false}"#);
+    e.recv_final();
+    // stop right after go, twice.
+    e.send(r#"{"cmd":"go","infinite":true,"id":1}"#);
+    e.send(r#"{"cmd":"stop","id":2}"#);
+    e.send(r#"{"cmd":"stop","id":3}"#);
+    let got: Vec<Reply> = (0..3).map(|_| e.recv_final()).collect();
+    assert!(
+        matches!(&got[0], Reply::Bestmove { id: Some(Id::Number(n)), .. } if n.as_u64() == Some(1)),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[1], Reply::Ok { id: Some(Id::Number(n)), .. } if n.as_u64() == Some(2)),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[2], Reply::Ok { id: Some(Id::Number(n)), .. } if n.as_u64() == Some(3)),
+        "{got:?}"
+    );
+    // go after bestmove, several times.
+    for i in 10..15 {
+        e.send(&json!({"cmd":"go","depth":3,"id":i}).to_string());
+        match e.recv_final() {
+            Reply::Bestmove {
+                id: Some(Id::Number(n)),
+                depth,
+                ..
+            } => {
+                assert_eq!(n.as_u64(), Some(i));
+                assert_eq!(depth, 3);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // End of input during a search: its bestmove still comes, then exit 0.
+    e.send(r#"{"cmd":"go","infinite":true,"id":"last"}"#);
+    let (rest, status) = e.finish();
+    assert!(status.success());
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert!(matches!(&rest[0], Reply::Bestmove { id: Some(Id::Text(t)), .. } if t == "last"));
+}
+
+#[test]
+fn quit_during_a_search_answers_it_first() {
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"setoption","name":"info","value":false}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"go","infinite":true}"#);
+    e.send(r#"{"cmd":"quit"}"#);
+    assert!(matches!(e.recv_final(), Reply::Bestmove { .. }));
+    assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+    let (rest, status) = e.finish();
+    assert!(status.success() && rest.is_empty());
+}
+
+/// Random and mutated lines: broken JSON, wrong types, huge numbers, deep
+/// nesting, control characters, invalid UTF-8.
+fn garbage(rng: &mut StdRng) -> Vec<u8> {
+    const SEEDS: &[&str] = &[
+        r#"{"cmd":"ping","id":1}"#,
+        r#"{"cmd":"position","moves":"4453"}"#,
+        r#"{"cmd":"position","moves":[4,4,5,3]}"#,
+        r#"{"cmd":"position","board":[[0,0,0,0,0,0,0],[0,0,0,0,0,0,0],[0,0,0,0,0,0,0],[0,0,0,0,0,0,0],[0,0,0,2,0,0,0],[0,0,2,1,1,0,0]]}"#,
+        r#"{"cmd":"go","depth":2,"id":"g"}"#,
+        r#"{"cmd":"go","nodes":500}"#,
+        r#"{"cmd":"go","movetime_ms":1}"#,
+        r#"{"cmd":"analyze","depth":1}"#,
+        r#"{"cmd":"newgame","rules":{"columns":5,"rows":4,"inarow":3}}"#,
+        r#"{"cmd":"setoption","name":"info","value":true}"#,
+        r#"{"cmd":"stop"}"#,
+        r#"{"cmd":"hello"}"#,
+    ];
+    let base = SEEDS[rng.random_range(0..SEEDS.len())].as_bytes().to_vec();
+    let mut line = base.clone();
+    match rng.random_range(0..10) {
+        0 => {
+            // random bytes, avoiding newlines
+            let n = rng.random_range(0..60);
+            line = (0..n)
+                .map(|_| rng.random_range(0..=255u8))
+                .filter(|&b| b != b'\n')
+                .collect();
+        }
+        1 => {
+            let i = rng.random_range(0..line.len());
+            line.truncate(i);
+        }
+        2 => {
+            let i = rng.random_range(0..line.len());
+            line[i] = rng.random_range(0..=255u8);
+            line.retain(|&b| b != b'\n');
+        }
+        3 => {
+            let depth = rng.random_range(1..5000);
+            line = format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes();
+        }
+        4 => line = br#"{"cmd":"go","depth":99999999999999999999999}"#.to_vec(),
+        5 => {
+            line = format!(r#"{{"cmd":"go","nodes":{}}}"#, rng.random_range(-5..3i64)).into_bytes()
+        }
+        6 => line = b"{\"cmd\":\"ping\",\"id\":\"a\x01\x02b\"}".to_vec(),
+        7 => {
+            line = br#"{"cmd":"position","moves":"1234567123456712345671234567123456712345671"}"#
+                .to_vec()
+        }
+        8 => line = br#"{"cmd":["go"],"id":[1]}"#.to_vec(),
+        _ => {}
+    }
+    line
+}
+
+#[test]
+fn a_stream_of_garbage_gets_one_final_reply_per_request() {
+    let mut rng = StdRng::seed_from_u64(2026);
+    let mut e = Driver::start();
+    let mut requests = 0;
+    for _ in 0..3000 {
+        let line = garbage(&mut rng);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        requests += 1;
+        e.send_bytes(&line);
+        // Wait for the final reply before the next line, so that every
+        // reply belongs to the line just sent.
+        let r = e.recv_final();
+        if matches!(
+            r,
+            Reply::Error {
+                code: ErrorCode::Busy,
+                ..
+            }
+        ) {
+            e.send(r#"{"cmd":"stop"}"#);
+            assert!(matches!(
+                e.recv_final(),
+                Reply::Bestmove { .. } | Reply::Analysis { .. }
+            ));
+            assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+        }
+        // A go or analyze is answered later: its reply is the final one.
+        if line.windows(4).any(|w| w == b"\"go\"" || w == b"anal")
+            && !matches!(r, Reply::Error { .. })
+        {
+            assert!(
+                matches!(r, Reply::Bestmove { .. } | Reply::Analysis { .. }),
+                "{}: {r:?}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+    }
+    assert!(requests > 2500);
+    e.send(r#"{"cmd":"stop"}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"ping","id":"alive"}"#);
+    assert_eq!(
+        e.recv_final(),
+        Reply::Pong {
+            id: Some(Id::Text("alive".into()))
+        }
+    );
+    let (rest, status) = e.finish();
+    assert!(status.success(), "{status}");
+    assert!(rest.iter().all(|r| !r.is_final()), "{rest:?}");
+}
