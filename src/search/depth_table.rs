@@ -46,7 +46,9 @@ const SLOT_BYTES: usize = 16;
 /// Depth-limited bounds keyed by position key.
 pub struct DepthTable {
     slots: Vec<(u64, u64)>,
-    mask: usize,
+    /// 64 minus log2 of the slot count: the index is the top bits of a
+    /// multiplicative hash, which depend on every bit of the key.
+    shift: u32,
 }
 
 impl DepthTable {
@@ -56,7 +58,7 @@ impl DepthTable {
         let slots = 1usize << (usize::BITS - 1 - slots.leading_zeros());
         DepthTable {
             slots: vec![(0, 0); slots],
-            mask: slots - 1,
+            shift: 64 - slots.trailing_zeros(),
         }
     }
 
@@ -67,7 +69,7 @@ impl DepthTable {
 
     #[inline]
     fn index(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20) as usize & self.mask
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
     /// The entry for `key`, if stored.
