@@ -2,41 +2,50 @@
 //!
 //! # Entry layout
 //!
-//! One `u64` per entry, in a table of `2^k` entries:
+//! One `u64` per entry, two entries per bucket (16 bytes, one cache line
+//! half), `2^k` entries in all:
 //!
 //! ```text
-//!  63                           20 19    16 15       8 7        0
-//! +-------------------------------+--------+----------+----------+
-//! |  tag: hash >> k (64 - k bits) |  move  |  lower   |  upper   |
-//! +-------------------------------+--------+----------+----------+
+//!  63                       20+p  20+p-1   20 19    16 15      8 7       0
+//! +----------------------------+-----------+--------+---------+---------+
+//! | tag: hash >> (k-1)         | priority  |  move  |  lower  |  upper  |
+//! +----------------------------+-----------+--------+---------+---------+
 //! ```
 //!
-//! `hash` is a bijective mix of the position key (an invertible
-//! multiply-xorshift), the entry's index is `hash mod 2^k` and the tag is the
-//! rest of the hash. Index and tag together are the whole hash, so a stored
-//! entry matches exactly one position: no false hits, hence exact results,
-//! on every board size. With `k >= 20` the tag fits its 44 bits.
+//! The tag is the key's high part, `key >> (k-1)`; the bucket is the low
+//! `k-1` bits of the key XOR a multiplicative hash of the tag. Bucket and tag
+//! together give back the whole key, so an entry matches exactly one
+//! position: no false hits, hence exact results, on every board size. The
+//! priority field takes `p = 6` bits when the tag leaves room (keys of at
+//! most `38 + k - 1` bits: every standard-size board with the default table),
+//! else `p = 0`.
 //!
-//! `move` is the column (plus one; 0 for none) of the move that last proved a
-//! bound here; the solver tries it first.
+//! `lower` and `upper` are bounds on the score, stored as `score + OFFSET`
+//! so that 0 means "no bound" and an all-zero word is an empty slot. Both
+//! bounds share one entry: a fail-high raises the lower bound and keeps the
+//! upper, a fail-low does the opposite. `move` is the column plus one (0 for
+//! none) of the move that last proved a bound; the solver tries it first.
 //!
-//! `lower` and `upper` are bounds on the score of the position, stored as
-//! `score + OFFSET`, so that 0 means "no bound" and an all-zero word is an
-//! empty slot. Both bounds live in one entry: a fail-high raises the lower
-//! bound and keeps the upper, a fail-low does the opposite.
+//! # Replacement
+//!
+//! The first entry of a bucket keeps the position with the most empty cells
+//! (the priority: the biggest subtree, the most work saved by a hit); the
+//! second always takes the newest position. A new position with at least the
+//! first entry's priority takes its place and the old one moves to the second
+//! entry; otherwise it goes to the second entry.
 //!
 //! The table is aligned to 2 MiB and, on Linux, backed by transparent huge
 //! pages where the kernel allows it.
-//!
-//! Replacement: an entry for another position is always overwritten (the
-//! most recent search is the most useful, as in the reference solvers).
 
 /// Added to a score before storing it: scores are in `-64..=64`.
 const OFFSET: i32 = 100;
-/// Smallest table: `2^20` entries (8 MiB), so that the tag fits in 44 bits.
-const MIN_LOG_ENTRIES: u32 = 20;
-/// Lowest bit of the tag.
-const TAG_SHIFT: u32 = 20;
+/// Smallest table: `2^21` entries (16 MiB), so that a tag of `64 - 20` bits
+/// always fits above the 20 bits of fields.
+const MIN_LOG_ENTRIES: u32 = 21;
+/// Bits of move and bounds below the priority.
+const FIELD_BITS: u32 = 20;
+/// Width of the priority field when the tag leaves room for it.
+const PRIORITY_BITS: u32 = 6;
 /// Bytes per entry.
 pub const ENTRY_BYTES: usize = 8;
 
@@ -59,26 +68,20 @@ pub struct TranspositionTable {
     /// huge-page boundary.
     base: usize,
     log_entries: u32,
+    /// Width of the priority field: [`PRIORITY_BITS`] or 0.
+    priority_bits: u32,
 }
 
 /// Huge-page size the table is aligned to, in bytes.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Mixes a key into a hash; a bijection on `u64` (each step is invertible).
-#[inline(always)]
-fn mix(key: u64) -> u64 {
-    let mut h = key;
-    h ^= h >> 31;
-    h = h.wrapping_mul(0x7fb5_d329_728e_a185);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x81da_def4_bc2d_d44d);
-    h ^ (h >> 33)
-}
+/// Multiplier of the hash that scatters the bucket index (2^64 / phi).
+const SCATTER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl TranspositionTable {
     /// A table using at most `mebibytes` MiB (rounded down to a power of two
-    /// of entries, at least 8 MiB).
-    pub fn with_mebibytes(mebibytes: usize) -> TranspositionTable {
+    /// of entries, at least 16 MiB) for keys of at most `key_bits` bits.
+    pub fn with_mebibytes(mebibytes: usize, key_bits: u32) -> TranspositionTable {
         let bytes = mebibytes.max(1).saturating_mul(1 << 20);
         let entries = (bytes / ENTRY_BYTES).max(1 << MIN_LOG_ENTRIES);
         let log_entries = usize::BITS - 1 - entries.leading_zeros();
@@ -91,10 +94,29 @@ impl TranspositionTable {
             entries,
             base,
             log_entries,
+            priority_bits: 0,
         };
+        tt.priority_bits = tt.priority_bits_for(key_bits);
         // Touch every page now, so that searches do not pay for page faults.
         tt.clear();
         tt
+    }
+
+    /// Priority bits that still leave room for the tag of `key_bits`-bit keys.
+    fn priority_bits_for(&self, key_bits: u32) -> u32 {
+        let tag_bits = key_bits.saturating_sub(self.log_entries - 1);
+        if tag_bits + FIELD_BITS + PRIORITY_BITS <= 64 {
+            PRIORITY_BITS
+        } else {
+            0
+        }
+    }
+
+    /// Gets ready for keys of `key_bits` bits (another board): clears the
+    /// table, whose keys would not mean the same any more.
+    pub fn reset_for_keys(&mut self, key_bits: u32) {
+        self.priority_bits = self.priority_bits_for(key_bits);
+        self.clear();
     }
 
     fn table_mut(&mut self) -> &mut [u64] {
@@ -122,29 +144,49 @@ impl TranspositionTable {
         self.table_mut().fill(0);
     }
 
+    /// The first entry of the bucket of `key`, and the tag to find there.
+    ///
+    /// With `b` bucket bits, the tag is the key's high part `key >> b` and
+    /// the bucket is its low part XOR a multiplicative hash of the tag: the
+    /// hash scatters positions that differ only in their high columns, and
+    /// bucket and tag together still give back the whole key.
     #[inline(always)]
     fn slot(&self, key: u64) -> (usize, u64) {
-        let h = mix(key);
-        let index = (h & ((1 << self.log_entries) - 1)) as usize;
-        (index, h >> self.log_entries)
+        let bits = self.log_entries - 1;
+        let tag = key >> bits;
+        let scatter = tag.wrapping_mul(SCATTER) >> (64 - bits);
+        let bucket = ((key ^ scatter) & ((1 << bits) - 1)) as usize;
+        (self.base + 2 * bucket, tag)
     }
 
-    /// Starts loading the slot of `key` into the cache, so that a later
+    #[inline(always)]
+    fn tag_shift(&self) -> u32 {
+        FIELD_BITS + self.priority_bits
+    }
+
+    /// Starts loading the bucket of `key` into the cache, so that a later
     /// [`TranspositionTable::get`] finds it there.
     #[inline]
     pub fn prefetch(&self, key: u64) {
         let (index, _) = self.slot(key);
-        prefetch_line(&self.entries[self.base + index]);
+        prefetch_line(&self.entries[index]);
+    }
+
+    /// Which entry of the bucket at `index` holds `tag`, if any.
+    #[inline(always)]
+    fn find(&self, index: usize, tag: u64) -> Option<usize> {
+        let shift = self.tag_shift();
+        (index..index + 2).find(|&i| {
+            let e = self.entries[i];
+            e != 0 && e >> shift == tag
+        })
     }
 
     /// The bounds stored for `key`, if any.
     #[inline]
     pub fn get(&self, key: u64) -> Option<Bounds> {
         let (index, tag) = self.slot(key);
-        let e = self.entries[self.base + index];
-        if e == 0 || e >> TAG_SHIFT != tag {
-            return None;
-        }
+        let e = self.entries[self.find(index, tag)?];
         let decode = |v: u64| (v != 0).then(|| v as i32 - OFFSET);
         let best = (e >> 16) & 0xf;
         Some(Bounds {
@@ -155,42 +197,61 @@ impl TranspositionTable {
     }
 
     /// Records that the score of `key` is at least `lower`, proved by the
-    /// move in column `best`.
+    /// move in column `best`. `priority` ranks entries for replacement: the
+    /// number of empty cells.
     #[inline]
-    pub fn put_lower(&mut self, key: u64, lower: i32, best: u32) {
-        self.update(key, |_, up, _| {
+    pub fn put_lower(&mut self, key: u64, priority: u32, lower: i32, best: u32) {
+        self.update(key, priority, |_, up, _| {
             ((lower + OFFSET) as u64, up, u64::from(best) + 1)
         });
     }
 
     /// Records that the score of `key` is at most `upper`.
     #[inline]
-    pub fn put_upper(&mut self, key: u64, upper: i32) {
-        self.update(key, |low, _, mv| (low, (upper + OFFSET) as u64, mv));
+    pub fn put_upper(&mut self, key: u64, priority: u32, upper: i32) {
+        self.update(key, priority, |low, _, mv| {
+            (low, (upper + OFFSET) as u64, mv)
+        });
     }
 
     /// Records that the score of `key` is exactly `score`, reached by the
     /// move in column `best`.
     #[inline]
-    pub fn put_exact(&mut self, key: u64, score: i32, best: u32) {
+    pub fn put_exact(&mut self, key: u64, priority: u32, score: i32, best: u32) {
         let v = (score + OFFSET) as u64;
-        self.update(key, |_, _, _| (v, v, u64::from(best) + 1));
+        self.update(key, priority, |_, _, _| (v, v, u64::from(best) + 1));
     }
 
     /// Rewrites the entry of `key` from its current (lower, upper, move)
-    /// fields, all zero if the slot holds another position.
+    /// fields (all zero for a new entry), placing a new entry by priority.
     #[inline(always)]
-    fn update(&mut self, key: u64, f: impl FnOnce(u64, u64, u64) -> (u64, u64, u64)) {
+    fn update(
+        &mut self,
+        key: u64,
+        priority: u32,
+        f: impl FnOnce(u64, u64, u64) -> (u64, u64, u64),
+    ) {
         let (index, tag) = self.slot(key);
-        let index = self.base + index;
-        let e = self.entries[index];
-        let (low, up, mv) = if e != 0 && e >> TAG_SHIFT == tag {
-            ((e >> 8) & 0xff, e & 0xff, (e >> 16) & 0xf)
-        } else {
-            (0, 0, 0)
+        let shift = self.tag_shift();
+        let priority = u64::from(priority).min((1 << self.priority_bits) - 1);
+        let at = match self.find(index, tag) {
+            Some(i) => i,
+            None => {
+                let first = self.entries[index];
+                let first_priority = (first >> FIELD_BITS) & ((1 << self.priority_bits) - 1);
+                if first == 0 || priority >= first_priority {
+                    self.entries[index + 1] = first;
+                    self.entries[index] = 0;
+                    index
+                } else {
+                    self.entries[index + 1] = 0;
+                    index + 1
+                }
+            }
         };
-        let (low, up, mv) = f(low, up, mv);
-        self.entries[index] = tag << TAG_SHIFT | mv << 16 | low << 8 | up;
+        let e = self.entries[at];
+        let (low, up, mv) = f((e >> 8) & 0xff, e & 0xff, (e >> 16) & 0xf);
+        self.entries[at] = tag << shift | priority << FIELD_BITS | mv << 16 | low << 8 | up;
     }
 }
 
@@ -232,11 +293,11 @@ mod tests {
 
     #[test]
     fn bounds_combine_and_are_exact_per_key() {
-        let mut tt = TranspositionTable::with_mebibytes(1);
-        assert_eq!(tt.len(), 1 << 20);
+        let mut tt = TranspositionTable::with_mebibytes(1, 49);
+        assert_eq!(tt.len(), 1 << 21);
         assert_eq!(tt.get(0), None);
-        tt.put_lower(0, -3, 6);
-        tt.put_upper(0, 5);
+        tt.put_lower(0, 40, -3, 6);
+        tt.put_upper(0, 40, 5);
         assert_eq!(
             tt.get(0),
             Some(Bounds {
@@ -245,14 +306,29 @@ mod tests {
                 best: Some(6),
             })
         );
-        // A key landing in the same slot replaces, and never reads back as another.
-        let other = (1..u64::MAX)
-            .find(|&k| tt.slot(k).0 == tt.slot(0).0)
-            .unwrap();
-        tt.put_exact(other, 7, 0);
-        assert_eq!(tt.get(0), None);
-        assert_eq!(tt.get(other).unwrap().lower, Some(7));
+        // Keys landing in the same bucket: the one with more empty cells
+        // stays in the first entry, the newest takes the second.
+        let mut same = (1..u64::MAX).filter(|&k| tt.slot(k).0 == tt.slot(0).0);
+        let (a, b) = (same.next().unwrap(), same.next().unwrap());
+        tt.put_exact(a, 10, 7, 0);
+        assert!(tt.get(0).is_some() && tt.get(a).is_some());
+        tt.put_exact(b, 12, 8, 1);
+        assert_eq!(tt.get(a), None, "the newest replaces the second entry");
+        assert_eq!(tt.get(0).unwrap().lower, Some(-3));
+        assert_eq!(tt.get(b).unwrap().lower, Some(8));
+        tt.put_exact(a, 41, 9, 2);
+        assert_eq!(
+            tt.get(a).unwrap().upper,
+            Some(9),
+            "more empty cells take the first entry"
+        );
+        assert_eq!(
+            tt.get(0).unwrap().lower,
+            Some(-3),
+            "and the old first entry moves down"
+        );
+        assert_eq!(tt.get(b), None);
         tt.clear();
-        assert_eq!(tt.get(other), None);
+        assert_eq!(tt.get(a), None);
     }
 }

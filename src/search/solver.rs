@@ -42,7 +42,10 @@ impl Solver {
     /// A solver with a table of at most `hash_mb` MiB.
     pub fn new(hash_mb: usize) -> Solver {
         Solver {
-            tt: TranspositionTable::with_mebibytes(hash_mb),
+            tt: TranspositionTable::with_mebibytes(
+                hash_mb,
+                Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
+            ),
             budget: Budget::unlimited(),
             order: Vec::new(),
             rules: None,
@@ -78,8 +81,9 @@ impl Solver {
     fn prepare(&mut self, p: &Position) {
         let rules = p.rules();
         if self.rules != Some(rules) {
-            if self.rules.is_some() {
-                self.tt.clear();
+            if self.rules.is_some() || rules != Rules::STANDARD {
+                self.tt
+                    .reset_for_keys(rules.columns() * rules.column_height());
             }
             self.order = centre_first(p.columns())
                 .into_iter()
@@ -302,7 +306,8 @@ impl Solver {
             }
             if v >= beta {
                 // Step 5a. Fail high: a lower bound.
-                self.tt.put_lower(key, v, flip(p.column_of(cell)));
+                self.tt
+                    .put_lower(key, p.empty_cells(), v, flip(p.column_of(cell)));
                 return v;
             }
             if v > alpha {
@@ -311,9 +316,10 @@ impl Solver {
         }
         // Step 5b. An upper bound, or the exact score if it beat alpha.
         if best > alpha_in {
-            self.tt.put_exact(key, best, flip(p.column_of(best_cell)));
+            self.tt
+                .put_exact(key, p.empty_cells(), best, flip(p.column_of(best_cell)));
         } else {
-            self.tt.put_upper(key, best);
+            self.tt.put_upper(key, p.empty_cells(), best);
         }
         best
     }
