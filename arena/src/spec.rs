@@ -1,0 +1,115 @@
+//! Engine specifications: `name=X,cmd=PATH,arg=A,movetime=MS,depth=D,nodes=N,option.NAME=V`.
+
+use std::str::FromStr;
+
+use serde_json::Value;
+
+/// How to run one engine and what limits to give it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    /// Display name.
+    pub name: String,
+    /// The program; `self` runs this arena binary as an engine.
+    pub cmd: String,
+    /// Arguments, in order.
+    pub args: Vec<String>,
+    /// Time per move in milliseconds.
+    pub movetime_ms: Option<u64>,
+    /// Depth per move.
+    pub depth: Option<u64>,
+    /// Nodes per move.
+    pub nodes: Option<u64>,
+    /// Options sent with `setoption` after start.
+    pub options: Vec<(String, Value)>,
+}
+
+/// The keys a spec may use.
+const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, option.NAME";
+
+impl FromStr for EngineSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut spec = EngineSpec {
+            name: String::new(),
+            cmd: String::new(),
+            args: Vec::new(),
+            movetime_ms: None,
+            depth: None,
+            nodes: None,
+            options: Vec::new(),
+        };
+        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("'{part}': expected KEY=VALUE (keys: {KEYS})"))?;
+            let (key, value) = (key.trim(), value.trim());
+            let number = |v: &str| -> Result<u64, String> {
+                v.parse::<u64>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("'{key}={v}': expected a positive integer"))
+            };
+            match key {
+                "name" => spec.name = value.to_string(),
+                "cmd" => spec.cmd = value.to_string(),
+                "arg" => spec.args.push(value.to_string()),
+                "movetime" => spec.movetime_ms = Some(number(value)?),
+                "depth" => spec.depth = Some(number(value)?),
+                "nodes" => spec.nodes = Some(number(value)?),
+                k if k.starts_with("option.") => {
+                    let v = serde_json::from_str(value)
+                        .unwrap_or_else(|_| Value::String(value.to_string()));
+                    spec.options.push((k["option.".len()..].to_string(), v));
+                }
+                other => return Err(format!("unknown key '{other}' (keys: {KEYS})")),
+            }
+        }
+        if spec.cmd.is_empty() {
+            return Err(format!("'{s}': cmd is missing"));
+        }
+        if spec.movetime_ms.is_none() && spec.depth.is_none() && spec.nodes.is_none() {
+            spec.movetime_ms = Some(100);
+        }
+        if spec.name.is_empty() {
+            spec.name = spec.cmd.rsplit('/').next().unwrap_or(&spec.cmd).to_string();
+        }
+        Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let s: EngineSpec = "name=a,cmd=/bin/e,arg=-x,arg=y,depth=3,option.hash_mb=16"
+            .parse()
+            .unwrap();
+        assert_eq!(s.args, vec!["-x", "y"]);
+        assert_eq!(s.depth, Some(3));
+        assert_eq!(s.movetime_ms, None);
+        assert_eq!(s.options, vec![("hash_mb".to_string(), Value::from(16))]);
+        let d: EngineSpec = "cmd=/usr/bin/eng".parse().unwrap();
+        assert_eq!((d.name.as_str(), d.movetime_ms), ("eng", Some(100)));
+        assert!(
+            "name=a"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("cmd is missing")
+        );
+        assert!(
+            "cmd=x,depth=0"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("positive integer")
+        );
+        assert!(
+            "cmd=x,colour=red"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("unknown key 'colour'")
+        );
+    }
+}
