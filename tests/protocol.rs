@@ -351,3 +351,25 @@ fn a_stream_of_garbage_gets_one_final_reply_per_request() {
     assert!(status.success(), "{status}");
     assert!(rest.iter().all(|r| !r.is_final()), "{rest:?}");
 }
+
+#[test]
+fn a_terminal_on_stdin_gets_a_hint_on_stderr_and_pipes_do_not() {
+    // util-linux `script` runs the engine with a pseudo-terminal on stdin.
+    let bin = assert_cmd::cargo::cargo_bin!("connect4");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &bin.display().to_string(), "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux script is installed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#"reading JSON commands, one per line; try {"cmd":"hello"}"#),
+        "{text}"
+    );
+    let piped = assert_cmd::Command::new(bin)
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(piped.stderr.is_empty() && piped.stdout.is_empty());
+}

@@ -1,28 +1,16 @@
 //! The clocked search: safe moves at any budget, limits honoured,
 //! determinism, and exact results checked against the public test sets.
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use connect4::bench::{Case, parse_cases};
+use common::cases;
 use connect4::search::{Limits, Report, Searcher};
 use connect4::{Game, Position, Rules};
-
-fn cases(name: &str) -> Vec<Case> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/bench")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the test sets live in ../shared/bench)",
-            path.display()
-        )
-    });
-    parse_cases(Rules::STANDARD, &text).unwrap()
-}
 
 fn position(moves: &str) -> Position {
     *Game::from_move_string(Rules::STANDARD, moves)

@@ -1,29 +1,17 @@
 //! The exact solver against ground truth: the public test sets (labelled by
 //! an independent solver) and a plain minimax on other board sizes.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+mod common;
 
-use connect4::bench::{Case, parse_cases, run};
+use std::collections::HashMap;
+
+use common::cases;
+use connect4::bench::{Case, run};
 use connect4::search::Solver;
 use connect4::search::score::win_base;
 use connect4::{Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-
-/// Reads a test set from ../shared/bench beside the repository.
-fn cases(name: &str) -> Vec<Case> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/bench")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the test sets live in ../shared/bench)",
-            path.display()
-        )
-    });
-    parse_cases(Rules::STANDARD, &text).unwrap()
-}
 
 fn all_exact(cases: &[Case]) {
     let mut solver = Solver::new(16);
@@ -62,26 +50,6 @@ fn analysis_agrees_with_solve_and_best_move() {
     }
 }
 
-/// Plain minimax on the score convention, sharing nothing with the solver
-/// but the rules core.
-fn minimax(p: &Position) -> i32 {
-    let stones = p.moves_played() / 2 + 1; // the mover's stone count after moving
-    let mut best = i32::MIN;
-    for c in p.legal_moves() {
-        let mut child = *p;
-        child.play(c);
-        let s = if child.last_move_won() {
-            win_base(p) - stones as i32
-        } else if child.is_full() {
-            0
-        } else {
-            -minimax(&child)
-        };
-        best = best.max(s);
-    }
-    best
-}
-
 /// Random positions with at most `max_empty` empty cells that are not over.
 fn late_positions(rules: Rules, max_empty: u32, count: usize, seed: u64) -> Vec<Position> {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -112,7 +80,7 @@ fn other_sizes_match_minimax() {
         for p in late_positions(rules, max_empty, 40, seed) {
             assert_eq!(
                 solver.solve(&p),
-                minimax(&p),
+                minimax(&p, &mut HashMap::new()),
                 "{rules}: {:?}",
                 connect4::grid::to_rows(&p)
             );
@@ -120,8 +88,9 @@ fn other_sizes_match_minimax() {
     }
 }
 
-/// Minimax with a memo of exact values, for whole small boards.
-fn memo_minimax(p: &Position, memo: &mut HashMap<u64, i32>) -> i32 {
+/// Minimax on the score convention with a memo of exact values, sharing
+/// nothing with the solver but the rules core.
+fn minimax(p: &Position, memo: &mut HashMap<u64, i32>) -> i32 {
     if let Some(&v) = memo.get(&p.key()) {
         return v;
     }
@@ -135,7 +104,7 @@ fn memo_minimax(p: &Position, memo: &mut HashMap<u64, i32>) -> i32 {
         } else if child.is_full() {
             0
         } else {
-            -memo_minimax(&child, memo)
+            -minimax(&child, memo)
         };
         best = best.max(s);
     }
@@ -148,7 +117,7 @@ fn small_boards_solve_from_the_start() {
     let mut solver = Solver::new(8);
     for (c, r, k) in [(4, 4, 4), (5, 4, 4), (4, 5, 3), (5, 4, 3)] {
         let empty = Position::new(Rules::new(c, r, k).unwrap());
-        let truth = memo_minimax(&empty, &mut HashMap::new());
+        let truth = minimax(&empty, &mut HashMap::new());
         assert_eq!(solver.solve(&empty), truth, "{c}x{r}x{k}");
         assert_eq!(solver.solve_weak(&empty), truth.signum(), "{c}x{r}x{k}");
     }

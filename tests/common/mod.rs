@@ -8,8 +8,24 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+use connect4::Rules;
+use connect4::bench::{Case, parse_cases};
 use connect4::protocol::Reply;
 use serde_json::Value;
+
+/// Reads a labelled test set from ../shared/bench beside the repository.
+pub fn cases(name: &str) -> Vec<Case> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/bench")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the test sets live in ../shared/bench)",
+            path.display()
+        )
+    });
+    parse_cases(Rules::STANDARD, &text).unwrap()
+}
 
 /// How long a test waits for one reply before failing.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
