@@ -1,7 +1,8 @@
-//! The engine facade: a game, a searcher, and a search thread.
+//! The engine facade: a game, the players (the solver's searcher and an
+//! optional agent), and a search thread.
 //!
-//! `go` is non-blocking: it moves the searcher into a worker thread, which
-//! reports through the callbacks it was given and hands the searcher back
+//! `go` is non-blocking: it moves the players into a worker thread, which
+//! reports through the callbacks it was given and hands them back
 //! when it ends. `stop` raises the atomic flag the search polls and waits for
 //! the worker. The protocol layer sits on top and only formats.
 
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
+use crate::agents::Agent;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::search::{Limits, Report, SearchScore, Searcher};
@@ -26,14 +28,21 @@ pub type OnReport = Box<dyn FnMut(&Report) + Send>;
 pub struct Engine {
     game: Game,
     hash_mb: usize,
-    /// The searcher when idle; `None` while a worker holds it.
-    searcher: Option<Searcher>,
+    /// The players when idle; `None` while a worker holds them.
+    players: Option<Players>,
     worker: Option<Worker>,
 }
 
 /// A running (or just finished) search.
+/// The solver's searcher (which also analyses) and the agent that answers
+/// `go` instead of it, if one is set.
+struct Players {
+    searcher: Searcher,
+    agent: Option<Box<dyn Agent>>,
+}
+
 struct Worker {
-    handle: JoinHandle<Searcher>,
+    handle: JoinHandle<Players>,
     stop: Arc<AtomicBool>,
     /// Set by the worker just before it reports its result, so that a
     /// client that saw the result never finds the engine busy.
@@ -46,7 +55,10 @@ impl Engine {
         Engine {
             game: Game::new(Rules::STANDARD),
             hash_mb,
-            searcher: Some(Searcher::new(hash_mb)),
+            players: Some(Players {
+                searcher: Searcher::new(hash_mb),
+                agent: None,
+            }),
             worker: None,
         }
     }
@@ -69,27 +81,33 @@ impl Engine {
             .is_some_and(|w| !w.done.load(Ordering::Acquire))
     }
 
-    /// Takes the searcher back from a finished worker.
+    /// Takes the players back from a finished worker.
     fn reclaim(&mut self) {
         if let Some(worker) = self.worker.take() {
-            let searcher = worker
-                .handle
-                .join()
-                .unwrap_or_else(|_| Searcher::new(self.hash_mb));
-            self.searcher = Some(searcher);
+            // A worker that panicked lost its players: start afresh.
+            self.players = worker.handle.join().ok();
         }
     }
 
-    fn searcher(&mut self) -> &mut Searcher {
+    fn players(&mut self) -> &mut Players {
         self.reclaim();
-        self.searcher
-            .get_or_insert_with(|| Searcher::new(self.hash_mb))
+        let hash_mb = self.hash_mb;
+        self.players.get_or_insert_with(|| Players {
+            searcher: Searcher::new(hash_mb),
+            agent: None,
+        })
+    }
+
+    /// Sets the agent that answers `go` (`None`: the solver).
+    pub fn set_agent(&mut self, agent: Option<Box<dyn Agent>>) {
+        self.stop();
+        self.players().agent = agent;
     }
 
     /// A new game on `rules`: the tables are cleared.
     pub fn new_game(&mut self, rules: Rules) {
         self.stop();
-        self.searcher().clear();
+        self.players().searcher.clear();
         self.game = Game::new(rules);
     }
 
@@ -103,15 +121,36 @@ impl Engine {
     pub fn set_hash_mb(&mut self, hash_mb: usize) {
         self.stop();
         self.hash_mb = hash_mb;
-        self.searcher = Some(Searcher::new(hash_mb));
+        self.players().searcher = Searcher::new(hash_mb);
     }
 
     /// Starts searching the current position; returns at once. `on_report`
     /// sees each completed iteration, `done` the final report (`None` if the
     /// game is over). A running search is stopped first.
     pub fn go(&mut self, limits: Limits, mut on_report: OnReport, done: Done) {
-        self.spawn(move |searcher, position, stop| {
-            let report = searcher.search(position, &limits, Some(stop), |r| on_report(r));
+        self.spawn(move |players, position, stop| {
+            let report = match &mut players.agent {
+                None => players
+                    .searcher
+                    .search(position, &limits, Some(stop), |r| on_report(r)),
+                Some(agent) => (!position.is_over()).then(|| {
+                    let start = std::time::Instant::now();
+                    let m = agent.choose(position, &limits, Some(stop));
+                    let report = Report {
+                        depth: m.depth,
+                        best: m.column,
+                        score: SearchScore {
+                            exact: false,
+                            value: m.value.unwrap_or(0),
+                        },
+                        nodes: m.nodes,
+                        time: start.elapsed(),
+                        pv: vec![m.column],
+                    };
+                    on_report(&report);
+                    report
+                }),
+            };
             Box::new(move || done(report))
         });
     }
@@ -119,35 +158,33 @@ impl Engine {
     /// Starts scoring every legal column of the current position; returns at
     /// once. `done` gets (0-based column, score) pairs, left to right.
     pub fn analyze(&mut self, limits: Limits, done: AnalysisDone) {
-        self.spawn(move |searcher, position, stop| {
-            let scores = searcher.analyze(position, &limits, Some(stop));
+        self.spawn(move |players, position, stop| {
+            let scores = players.searcher.analyze(position, &limits, Some(stop));
             Box::new(move || done(scores))
         });
     }
 
-    /// Runs `job` on a worker thread with the searcher, the current position
+    /// Runs `job` on a worker thread with the players, the current position
     /// and the stop flag; the job returns its final report, which the worker
     /// delivers after marking itself done.
     fn spawn<J>(&mut self, job: J)
     where
-        J: FnOnce(&mut Searcher, &crate::position::Position, Arc<AtomicBool>) -> Delivery
+        J: FnOnce(&mut Players, &crate::position::Position, Arc<AtomicBool>) -> Delivery
             + Send
             + 'static,
     {
         self.stop();
-        let mut searcher = self
-            .searcher
-            .take()
-            .unwrap_or_else(|| Searcher::new(self.hash_mb));
+        self.players();
+        let mut players = self.players.take().expect("players() filled it");
         let position = *self.game.position();
         let stop = Arc::new(AtomicBool::new(false));
         let finished = Arc::new(AtomicBool::new(false));
         let (flag, finished_flag) = (stop.clone(), finished.clone());
         let handle = std::thread::spawn(move || {
-            let deliver = job(&mut searcher, &position, flag);
+            let deliver = job(&mut players, &position, flag);
             finished_flag.store(true, Ordering::Release);
             deliver();
-            searcher
+            players
         });
         self.worker = Some(Worker {
             handle,

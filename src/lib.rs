@@ -5,6 +5,7 @@
 //! - [`position`]: the bitboard position and its threat helpers;
 //! - [`game`] and [`grid`]: the move string, column list and grid notations,
 //!   with errors that name the move or cell;
+//! - [`agents`]: the players of the course reports behind one trait;
 //! - [`bench`]: solving labelled positions and timing it;
 //! - [`eval`]: heuristic evaluation for the clocked search;
 //! - [`engine`]: the facade that owns the search thread;
@@ -15,6 +16,7 @@
 
 #![deny(missing_docs)]
 
+pub mod agents;
 pub mod bench;
 pub mod engine;
 pub mod eval;

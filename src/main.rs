@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         Some(command) => cli::run(command),
-        None => session(),
+        None => session(args.agent),
     };
     match result {
         Ok(code) => code,
@@ -25,15 +25,17 @@ fn main() -> ExitCode {
 }
 
 /// A protocol session on stdin and stdout.
-fn session() -> anyhow::Result<ExitCode> {
+fn session(agent: String) -> anyhow::Result<ExitCode> {
     if io::stdin().is_terminal() {
         eprintln!(r#"connect4: reading JSON commands, one per line; try {{"cmd":"hello"}}"#);
     }
     let options = SessionOptions {
+        agent,
         // The reader of our output went away: nobody is left to answer.
         on_output_closed: Box::new(|| std::process::exit(0)),
         ..SessionOptions::default()
     };
-    run_session(io::stdin().lock(), io::stdout(), options)?;
+    run_session(io::stdin().lock(), io::stdout(), options)
+        .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -89,8 +89,8 @@ fn main() -> ExitCode {
         Some(Cmd::Match(args)) => run_match(&args),
         None => run_match(&MatchArgs {
             engines: vec![
-                "name=solver-50ms,cmd=self,movetime=50".into(),
-                "name=depth-2,cmd=self,depth=2".into(),
+                "name=solver,cmd=self,movetime=50".into(),
+                "name=alphabeta-4,cmd=self,movetime=1000,option.agent=alphabeta:depth=4".into(),
             ],
             games: 20,
             openings: None,

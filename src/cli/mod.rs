@@ -21,6 +21,11 @@ pub struct Cli {
     /// What to do; none runs a protocol session.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The player that answers `go` in a protocol session: solver, random,
+    /// greedy, minimax or alphabeta, with parameters as NAME:key=value,...
+    /// (for example alphabeta:depth=6,eval=windows).
+    #[arg(long, default_value = "solver")]
+    pub agent: String,
 }
 
 /// The subcommands.

@@ -154,7 +154,8 @@ pub struct WireScore {
     /// Whether `value` is the proven game value.
     pub exact: bool,
     /// The proven value (the test sets' convention) or a heuristic estimate
-    /// in -99..=99, from the side to move.
+    /// (in -99..=99 for the solver, the evaluator's units for other agents),
+    /// from the side to move.
     pub value: i32,
     /// For an exact score: win, draw or loss for the side to move.
     #[serde(default, skip_serializing_if = "Option::is_none")]

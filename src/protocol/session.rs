@@ -30,13 +30,13 @@ use crate::search::{Limits, Report, SearchScore};
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
 /// Largest table size `hash_mb` accepts, in MiB.
 const MAX_HASH_MB: i64 = 16 * 1024;
-/// The agents `setoption agent` accepts.
-const AGENTS: &[&str] = &["solver"];
 
 /// Settings of a session.
 pub struct SessionOptions {
     /// Table size in MiB at start.
     pub hash_mb: usize,
+    /// The agent spec that answers `go` at start (as `setoption agent`).
+    pub agent: String,
     /// Called once if writing a reply fails (the reader went away); the
     /// binary exits quietly there.
     pub on_output_closed: Box<dyn Fn() + Send>,
@@ -46,6 +46,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             hash_mb: DEFAULT_HASH_MB,
+            agent: "solver".into(),
             on_output_closed: Box::new(|| {}),
         }
     }
@@ -59,6 +60,8 @@ where
     R: BufRead,
     W: Write + Send + 'static,
 {
+    let agent = crate::agents::build(&options.agent)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let (tx, rx) = mpsc::channel::<Reply>();
     let on_closed = options.on_output_closed;
     let writer = thread::spawn(move || {
@@ -75,9 +78,10 @@ where
         engine: Engine::new(options.hash_mb),
         tx,
         info: true,
-        agent: AGENTS[0].to_string(),
+        agent: options.agent.clone(),
         unbounded_search: false,
     };
+    session.engine.set_agent(agent);
     let mut reader = LineReader::new(input, MAX_LINE_BYTES);
     loop {
         match reader.next_line()? {
@@ -210,11 +214,13 @@ impl Session {
                 OptionInfo {
                     name: "agent".into(),
                     kind: "string".into(),
-                    default: AGENTS[0].into(),
+                    default: "solver".into(),
                     min: None,
                     max: None,
-                    choices: Some(AGENTS.iter().map(|a| a.to_string()).collect()),
-                    help: "which player answers go".into(),
+                    choices: Some(crate::agents::NAMES.iter().map(|a| a.to_string()).collect()),
+                    help: "which player answers go: NAME or NAME:key=value,... \
+                           (random:seed=N; minimax/alphabeta:depth=N,eval=windows|random,w.four=..)"
+                        .into(),
                 },
                 OptionInfo {
                     name: "info".into(),
@@ -292,14 +298,15 @@ impl Session {
                     "option 'info': expected true or false, found {value}"
                 )),
             },
-            "agent" => match value.as_str() {
-                Some(a) if AGENTS.contains(&a) => {
+            "agent" => match value.as_str().map(|a| (a, crate::agents::build(a))) {
+                Some((a, Ok(agent))) => {
                     self.agent = a.to_string();
+                    self.engine.set_agent(agent);
                     Reply::Ok { id, state: None }
                 }
-                _ => bad(format!(
-                    "option 'agent': expected one of {}, found {value}",
-                    AGENTS.join(", ")
+                Some((_, Err(e))) => bad(format!("option 'agent': {e}")),
+                None => bad(format!(
+                    "option 'agent': expected a string such as \"alphabeta:depth=4\", found {value}"
                 )),
             },
             other => bad(format!(
@@ -332,7 +339,8 @@ impl Session {
             Err(reply) => return Some(reply),
         };
         let limits = limits_from_wire(wire, &p);
-        self.unbounded_search = limits == Limits::none();
+        // Agents other than the solver stop at their own depth.
+        self.unbounded_search = limits == Limits::none() && self.agent == "solver";
         let tx = self.tx.clone();
         let info_id = id.clone();
         let mut last_info: Option<Instant> = None;

@@ -1,0 +1,200 @@
+//! The players of the course reports, each behind one [`Agent`] trait and
+//! named by a spec string such as `alphabeta:depth=6,eval=windows`.
+//!
+//! - `solver`: the default, the exact solver with its clocked search
+//!   ([`crate::search::Searcher`]); it lives in the engine itself.
+//! - `random`: a uniformly random legal column (`seed`).
+//! - `greedy`: win at once, else block, else avoid handing over a win,
+//!   else centre first.
+//! - `minimax`: depth-limited minimax without pruning over an evaluator.
+//! - `alphabeta`: the same with alpha-beta pruning: same value and move,
+//!   fewer nodes.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use thiserror::Error;
+
+use crate::position::Position;
+use crate::search::Limits;
+
+pub mod evaluators;
+pub mod greedy;
+pub mod minimax;
+pub mod random;
+
+pub use evaluators::Evaluator;
+
+/// What an agent answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentMove {
+    /// The column, 0-based; always legal.
+    pub column: u32,
+    /// The value the agent found, in its evaluator's units, if it has one.
+    pub value: Option<i32>,
+    /// Nodes visited (positions evaluated or expanded).
+    pub nodes: u64,
+    /// Depth searched, in plies (0 for agents that do not search).
+    pub depth: u32,
+}
+
+/// A player: given a position that is not over, limits and a stop flag,
+/// returns a legal move.
+pub trait Agent: Send {
+    /// The spec that builds this agent again.
+    fn spec(&self) -> String;
+    /// Chooses a move in `p` (which is not over).
+    fn choose(&mut self, p: &Position, limits: &Limits, stop: Option<Arc<AtomicBool>>)
+    -> AgentMove;
+}
+
+/// A spec that names no agent or a bad parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum AgentError {
+    /// No such agent.
+    #[error("unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta")]
+    Unknown(String),
+    /// No such parameter for this agent.
+    #[error("agent '{agent}': unknown parameter '{param}'; parameters: {allowed}")]
+    UnknownParam {
+        /// The agent.
+        agent: String,
+        /// The parameter given.
+        param: String,
+        /// The parameters it takes.
+        allowed: String,
+    },
+    /// A parameter value that does not parse or is out of range.
+    #[error("agent '{agent}': {param}={value}: {why}")]
+    BadValue {
+        /// The agent.
+        agent: String,
+        /// The parameter.
+        param: String,
+        /// The value given.
+        value: String,
+        /// What is expected.
+        why: String,
+    },
+}
+
+/// A parsed spec: the agent's name and its `key=value` parameters in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The agent's name.
+    pub name: String,
+    /// Its parameters.
+    pub params: Vec<(String, String)>,
+}
+
+impl Spec {
+    /// Parses `name` or `name:key=value,key=value`.
+    pub fn parse(text: &str) -> Result<Spec, AgentError> {
+        let text = text.trim();
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut params = Vec::new();
+        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| AgentError::BadValue {
+                agent: name.to_string(),
+                param: part.to_string(),
+                value: String::new(),
+                why: "expected key=value".into(),
+            })?;
+            params.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        Ok(Spec {
+            name: name.to_string(),
+            params,
+        })
+    }
+
+    /// Checks that every parameter is one of `allowed` (a `w.` prefix stands
+    /// for any weight name).
+    pub fn check(&self, allowed: &[&str]) -> Result<(), AgentError> {
+        for (k, _) in &self.params {
+            let ok = allowed
+                .iter()
+                .any(|a| a == k || (*a == "w.NAME" && k.starts_with("w.")));
+            if !ok {
+                return Err(AgentError::UnknownParam {
+                    agent: self.name.clone(),
+                    param: k.clone(),
+                    allowed: allowed.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of parameter `key`, parsed, or `default`.
+    pub fn get<T: std::str::FromStr>(
+        &self,
+        key: &str,
+        default: T,
+        why: &str,
+    ) -> Result<T, AgentError> {
+        match self.params.iter().rev().find(|(k, _)| k == key) {
+            None => Ok(default),
+            Some((_, v)) => v.parse().map_err(|_| AgentError::BadValue {
+                agent: self.name.clone(),
+                param: key.to_string(),
+                value: v.clone(),
+                why: why.to_string(),
+            }),
+        }
+    }
+}
+
+/// Builds the agent a spec names; `Ok(None)` for `solver`, which the engine
+/// runs itself.
+pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
+    let spec = Spec::parse(text)?;
+    Ok(Some(match spec.name.as_str() {
+        "solver" => {
+            spec.check(&[])?;
+            return Ok(None);
+        }
+        "random" => Box::new(random::RandomAgent::from_spec(&spec)?),
+        "greedy" => {
+            spec.check(&[])?;
+            Box::new(greedy::GreedyAgent)
+        }
+        "minimax" => Box::new(minimax::MinimaxAgent::from_spec(&spec, false)?),
+        "alphabeta" => Box::new(minimax::MinimaxAgent::from_spec(&spec, true)?),
+        other => return Err(AgentError::Unknown(other.to_string())),
+    }))
+}
+
+/// The agents' names, for listings.
+pub const NAMES: &[&str] = &["solver", "random", "greedy", "minimax", "alphabeta"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_errors_list_what_is_allowed() {
+        assert!(build("solver").unwrap().is_none());
+        assert_eq!(
+            build("alphabeta:depth=3,eval=windows")
+                .unwrap()
+                .unwrap()
+                .spec(),
+            "alphabeta:depth=3,eval=windows"
+        );
+        let e = build("oracle").err().unwrap().to_string();
+        assert!(
+            e.contains("agents: solver, random, greedy, minimax, alphabeta"),
+            "{e}"
+        );
+        let e = build("minimax:depht=3").err().unwrap().to_string();
+        assert!(
+            e.contains("unknown parameter 'depht'") && e.contains("depth"),
+            "{e}"
+        );
+        let e = build("alphabeta:depth=-1").err().unwrap().to_string();
+        assert!(e.contains("depth=-1"), "{e}");
+        let e = build("alphabeta:eval=magic").err().unwrap().to_string();
+        assert!(e.contains("eval=magic"), "{e}");
+    }
+}

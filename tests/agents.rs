@@ -1,0 +1,178 @@
+//! The course agents: legal moves, limits, reproducibility, minimax against
+//! alphabeta, and seeded matches.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use connect4::agents::{Agent, build};
+use connect4::search::Limits;
+use connect4::{Player, Position, Rules, Status};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+fn agent(spec: &str) -> Box<dyn Agent> {
+    build(spec).unwrap().expect("not the solver")
+}
+
+/// Random positions that are not over.
+fn positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut p = Position::new(rules);
+        let plies = rng.random_range(0..rules.cells() as usize);
+        for _ in 0..plies {
+            if p.is_over() {
+                break;
+            }
+            let m = p.legal_moves();
+            p.play(m[rng.random_range(0..m.len())]);
+        }
+        if !p.is_over() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+const SPECS: &[&str] = &[
+    "random:seed=3",
+    "greedy",
+    "minimax:depth=2",
+    "alphabeta:depth=3",
+    "alphabeta:depth=2,eval=random,seed=5",
+    "alphabeta:depth=2,w.centre=10,w.opp_three=-200",
+];
+
+#[test]
+fn every_agent_plays_only_legal_moves() {
+    for rules in [Rules::STANDARD, Rules::new(7, 7, 4).unwrap()] {
+        for spec in SPECS {
+            let mut a = agent(spec);
+            for p in positions(rules, 150, 7) {
+                let m = a.choose(&p, &Limits::none(), None);
+                assert!(
+                    p.can_play(m.column),
+                    "{spec} on {rules}: column {}",
+                    m.column
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tactical_agents_win_at_once_and_block() {
+    // "445566": the first player wins at column 3 or 7; "11223": the second
+    // player must block column 4.
+    let win = *connect4::Game::from_move_string(Rules::STANDARD, "445566")
+        .unwrap()
+        .position();
+    let block = *connect4::Game::from_move_string(Rules::STANDARD, "11223")
+        .unwrap()
+        .position();
+    for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=4"] {
+        let mut a = agent(spec);
+        assert!(
+            [2, 6].contains(&a.choose(&win, &Limits::none(), None).column),
+            "{spec}"
+        );
+        assert_eq!(a.choose(&block, &Limits::none(), None).column, 3, "{spec}");
+    }
+}
+
+#[test]
+fn a_seed_reproduces_a_random_agent() {
+    let ps = positions(Rules::STANDARD, 50, 9);
+    let play = |seed: u64| {
+        let mut a = agent(&format!("random:seed={seed}"));
+        ps.iter()
+            .map(|p| a.choose(p, &Limits::none(), None).column)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(play(1), play(1));
+    assert_ne!(play(1), play(2));
+}
+
+#[test]
+fn minimax_and_alphabeta_agree_and_alphabeta_visits_fewer_nodes() {
+    let (mut mm_nodes, mut ab_nodes) = (0, 0);
+    for p in positions(Rules::STANDARD, 25, 11) {
+        for depth in 1..=4 {
+            let mut mm = agent("minimax:eval=windows");
+            let mut ab = agent("alphabeta:eval=windows");
+            let a = mm.choose(&p, &Limits::depth(depth), None);
+            let b = ab.choose(&p, &Limits::depth(depth), None);
+            assert_eq!((a.column, a.value), (b.column, b.value), "depth {depth}");
+            assert!(b.nodes <= a.nodes);
+            mm_nodes += a.nodes;
+            ab_nodes += b.nodes;
+        }
+    }
+    assert!(
+        ab_nodes * 2 < mm_nodes,
+        "alphabeta {ab_nodes} vs minimax {mm_nodes}"
+    );
+}
+
+#[test]
+fn limits_and_the_stop_flag_are_honoured() {
+    let p = Position::new(Rules::STANDARD);
+    let mut a = agent("minimax:depth=8");
+    let m = a.choose(&p, &Limits::nodes(5000), None);
+    assert!(m.nodes <= 5000 && p.can_play(m.column), "{m:?}");
+    let stop = Arc::new(AtomicBool::new(true));
+    let m = a.choose(&p, &Limits::none(), Some(stop));
+    assert!(m.nodes <= 1024 && p.can_play(m.column), "{m:?}");
+}
+
+/// Plays one game from `opening`; returns the winner.
+fn game(first: &mut dyn Agent, second: &mut dyn Agent, opening: &[u32]) -> Option<Player> {
+    let mut p = Position::new(Rules::STANDARD);
+    for &c in opening {
+        p.play(c);
+    }
+    loop {
+        match p.status() {
+            Status::Won(w) => return Some(w),
+            Status::Draw => return None,
+            Status::Ongoing => {}
+        }
+        let c = if p.side_to_move() == Player::First {
+            first.choose(&p, &Limits::none(), None).column
+        } else {
+            second.choose(&p, &Limits::none(), None).column
+        };
+        p.play(c);
+    }
+}
+
+/// Score of `a` against `b` over colour-swapped pairs from 1-ply openings.
+fn match_score(a: &str, b: &str, pairs: u32) -> (u32, u32) {
+    let (mut x, mut y) = (agent(a), agent(b));
+    let (mut wins, mut games) = (0, 0);
+    for i in 0..pairs {
+        let opening = [i % 7];
+        if game(x.as_mut(), y.as_mut(), &opening) == Some(Player::First) {
+            wins += 1;
+        }
+        if game(y.as_mut(), x.as_mut(), &opening) == Some(Player::Second) {
+            wins += 1;
+        }
+        games += 2;
+    }
+    (wins, games)
+}
+
+#[test]
+fn agents_beat_random_and_alphabeta_beats_greedy() {
+    for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=4"] {
+        let (wins, games) = match_score(spec, "random:seed=1", 10);
+        assert!(wins >= 19, "{spec} won {wins} of {games} against random");
+    }
+    let (wins, games) = match_score("alphabeta:depth=4", "greedy", 7);
+    assert!(
+        wins * 2 > games,
+        "alphabeta:depth=4 won {wins} of {games} against greedy"
+    );
+}
