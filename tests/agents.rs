@@ -42,6 +42,7 @@ const SPECS: &[&str] = &[
     "alphabeta:depth=3",
     "alphabeta:depth=2,eval=random,seed=5",
     "alphabeta:depth=2,w.centre=10,w.opp_three=-200",
+    "expectimax:depth=2",
 ];
 
 #[test]
@@ -166,7 +167,12 @@ fn match_score(a: &str, b: &str, pairs: u32) -> (u32, u32) {
 
 #[test]
 fn agents_beat_random_and_alphabeta_beats_greedy() {
-    for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=4"] {
+    for spec in [
+        "greedy",
+        "minimax:depth=2",
+        "alphabeta:depth=4",
+        "expectimax:depth=3",
+    ] {
         let (wins, games) = match_score(spec, "random:seed=1", 10);
         assert!(wins >= 19, "{spec} won {wins} of {games} against random");
     }

@@ -47,20 +47,10 @@ impl MinimaxAgent {
                 why: "expected a depth from 1 to 42".into(),
             });
         }
-        let text = std::iter::once(spec.name.clone())
-            .chain((!spec.params.is_empty()).then(|| {
-                spec.params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            }))
-            .collect::<Vec<_>>()
-            .join(":");
         Ok(MinimaxAgent {
             prune,
             depth,
-            spec: text,
+            spec: spec.to_string(),
             eval: Evaluator::from_spec(spec)?,
             budget: Budget::unlimited(),
         })

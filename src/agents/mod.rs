@@ -9,6 +9,7 @@
 //! - `minimax`: depth-limited minimax without pruning over an evaluator.
 //! - `alphabeta`: the same with alpha-beta pruning: same value and move,
 //!   fewer nodes.
+//! - `expectimax`: maximises against a uniformly random opponent model.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -19,6 +20,7 @@ use crate::position::Position;
 use crate::search::Limits;
 
 pub mod evaluators;
+pub mod expectimax;
 pub mod greedy;
 pub mod minimax;
 pub mod random;
@@ -52,7 +54,7 @@ pub trait Agent: Send {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum AgentError {
     /// No such agent.
-    #[error("unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta")]
+    #[error("unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax")]
     Unknown(String),
     /// No such parameter for this agent.
     #[error("agent '{agent}': unknown parameter '{param}'; parameters: {allowed}")]
@@ -85,6 +87,17 @@ pub struct Spec {
     pub name: String,
     /// Its parameters.
     pub params: Vec<(String, String)>,
+}
+
+impl std::fmt::Display for Spec {
+    /// The spec as text: `name` or `name:key=value,...`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)?;
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ":" } else { "," })?;
+        }
+        Ok(())
+    }
 }
 
 impl Spec {
@@ -161,12 +174,20 @@ pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
         }
         "minimax" => Box::new(minimax::MinimaxAgent::from_spec(&spec, false)?),
         "alphabeta" => Box::new(minimax::MinimaxAgent::from_spec(&spec, true)?),
+        "expectimax" => Box::new(expectimax::ExpectimaxAgent::from_spec(&spec)?),
         other => return Err(AgentError::Unknown(other.to_string())),
     }))
 }
 
 /// The agents' names, for listings.
-pub const NAMES: &[&str] = &["solver", "random", "greedy", "minimax", "alphabeta"];
+pub const NAMES: &[&str] = &[
+    "solver",
+    "random",
+    "greedy",
+    "minimax",
+    "alphabeta",
+    "expectimax",
+];
 
 #[cfg(test)]
 mod tests {
@@ -184,7 +205,7 @@ mod tests {
         );
         let e = build("oracle").err().unwrap().to_string();
         assert!(
-            e.contains("agents: solver, random, greedy, minimax, alphabeta"),
+            e.contains("agents: solver, random, greedy, minimax, alphabeta, expectimax"),
             "{e}"
         );
         let e = build("minimax:depht=3").err().unwrap().to_string();
