@@ -27,18 +27,7 @@ pub struct ExpectimaxAgent {
 impl ExpectimaxAgent {
     /// From a spec: `depth` (default 3), `eval`, `seed`, `w.*`.
     pub fn from_spec(spec: &Spec) -> Result<ExpectimaxAgent, AgentError> {
-        let mut allowed = vec!["depth"];
-        allowed.extend_from_slice(Evaluator::PARAMS);
-        spec.check(&allowed)?;
-        let depth: u32 = spec.get("depth", 3, "expected a depth from 1 to 42")?;
-        if !(1..=42).contains(&depth) {
-            return Err(AgentError::BadValue {
-                agent: spec.name.clone(),
-                param: "depth".into(),
-                value: depth.to_string(),
-                why: "expected a depth from 1 to 42".into(),
-            });
-        }
+        let depth = super::search_params(spec, 3)?;
         Ok(ExpectimaxAgent {
             depth,
             spec: spec.to_string(),
@@ -113,30 +102,13 @@ impl Agent for ExpectimaxAgent {
         stop: Option<Arc<AtomicBool>>,
     ) -> AgentMove {
         self.budget = Budget::new(limits, Instant::now(), stop);
-        let depth = limits.depth.unwrap_or(self.depth).max(1);
-        let mut last = None;
-        for d in 1..=depth {
-            match self.max_node(p, d, 0) {
-                Some((v, c)) => last = Some((c, v.round() as i32, d)),
-                None => break,
-            }
-        }
-        let nodes = self.budget.nodes();
-        let (column, value, depth) = match last {
-            Some((c, v, d)) => (c, Some(v), d),
-            None => {
-                let c = centre_first(p.columns())
-                    .into_iter()
-                    .find(|&c| p.can_play(c))
-                    .expect("not over");
-                (c, None, 0)
-            }
-        };
+        let depth = limits.depth.unwrap_or(self.depth);
+        let m = super::deepen(p, depth, |d| {
+            self.max_node(p, d, 0).map(|(v, c)| (c, v.round() as i32))
+        });
         AgentMove {
-            column,
-            value,
-            nodes,
-            depth,
+            nodes: self.budget.nodes(),
+            ..m
         }
     }
 }

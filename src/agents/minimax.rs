@@ -35,18 +35,7 @@ pub struct MinimaxAgent {
 impl MinimaxAgent {
     /// From a spec: `depth` (default 4), `eval`, `seed`, `w.*`.
     pub fn from_spec(spec: &Spec, prune: bool) -> Result<MinimaxAgent, AgentError> {
-        let mut allowed = vec!["depth"];
-        allowed.extend_from_slice(Evaluator::PARAMS);
-        spec.check(&allowed)?;
-        let depth: u32 = spec.get("depth", 4, "expected a depth from 1 to 42")?;
-        if !(1..=42).contains(&depth) {
-            return Err(AgentError::BadValue {
-                agent: spec.name.clone(),
-                param: "depth".into(),
-                value: depth.to_string(),
-                why: "expected a depth from 1 to 42".into(),
-            });
-        }
+        let depth = super::search_params(spec, 4)?;
         Ok(MinimaxAgent {
             prune,
             depth,
@@ -147,32 +136,11 @@ impl Agent for MinimaxAgent {
         stop: Option<Arc<AtomicBool>>,
     ) -> AgentMove {
         self.budget = Budget::new(limits, Instant::now(), stop);
-        let depth = limits.depth.unwrap_or(self.depth).max(1);
-        let mut last = None;
-        for d in 1..=depth {
-            match self.search_depth(p, d) {
-                Some((c, v)) => last = Some((c, v, d)),
-                None => break,
-            }
-        }
-        let nodes = self.budget.nodes();
-        match last {
-            Some((column, value, depth)) => AgentMove {
-                column,
-                value: Some(value),
-                nodes,
-                depth,
-            },
-            // Not even depth 1 fitted the budget: the first legal column.
-            None => AgentMove {
-                column: centre_first(p.columns())
-                    .into_iter()
-                    .find(|&c| p.can_play(c))
-                    .expect("not over"),
-                value: None,
-                nodes,
-                depth: 0,
-            },
+        let depth = limits.depth.unwrap_or(self.depth);
+        let m = super::deepen(p, depth, |d| self.search_depth(p, d));
+        AgentMove {
+            nodes: self.budget.nodes(),
+            ..m
         }
     }
 }

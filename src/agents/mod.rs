@@ -158,6 +158,61 @@ impl Spec {
     }
 }
 
+/// Checks the parameters of a depth-limited searcher (`depth` and the
+/// evaluator's) and returns its depth, `default` if not given.
+pub(crate) fn search_params(spec: &Spec, default: u32) -> Result<u32, AgentError> {
+    let mut allowed = vec!["depth"];
+    allowed.extend_from_slice(Evaluator::PARAMS);
+    spec.check(&allowed)?;
+    let why = "expected a depth from 1 to 42";
+    let depth: u32 = spec.get("depth", default, why)?;
+    if !(1..=42).contains(&depth) {
+        return Err(AgentError::BadValue {
+            agent: spec.name.clone(),
+            param: "depth".into(),
+            value: depth.to_string(),
+            why: why.into(),
+        });
+    }
+    Ok(depth)
+}
+
+/// Deepens one ply at a time up to `depth`, calling `search(d)` for the
+/// (column, value) at depth `d` until it returns `None` (the budget ran
+/// out); answers with the last completed depth, or the first legal column
+/// centre first if none completed. The caller fills in `nodes`.
+pub(crate) fn deepen(
+    p: &Position,
+    depth: u32,
+    mut search: impl FnMut(u32) -> Option<(u32, i32)>,
+) -> AgentMove {
+    let mut last = None;
+    for d in 1..=depth.max(1) {
+        match search(d) {
+            Some((c, v)) => last = Some((c, v, d)),
+            None => break,
+        }
+    }
+    let nodes = 0;
+    match last {
+        Some((column, value, depth)) => AgentMove {
+            column,
+            value: Some(value),
+            nodes,
+            depth,
+        },
+        None => AgentMove {
+            column: crate::search::order::centre_first(p.columns())
+                .into_iter()
+                .find(|&c| p.can_play(c))
+                .expect("the game is not over"),
+            value: None,
+            nodes,
+            depth: 0,
+        },
+    }
+}
+
 /// Builds the agent a spec names; `Ok(None)` for `solver`, which the engine
 /// runs itself.
 pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {

@@ -27,7 +27,7 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::depth_table::{DepthTable, Entry, Kind};
 use crate::search::limits::{Budget, Limits};
-use crate::search::order::{MoveSorter, centre_first};
+use crate::search::order::{MoveSorter, centre_first, first_in_order};
 use crate::search::score;
 use crate::search::solver::Solver;
 
@@ -250,13 +250,7 @@ impl Searcher {
 
     /// The first cell of `cells` in centre-first order, as a column.
     fn first_in_order(&self, p: &Position, cells: u64) -> u32 {
-        let cell = self
-            .order
-            .iter()
-            .map(|&m| m & cells)
-            .find(|&c| c != 0)
-            .expect("cells is not empty");
-        p.column_of(cell)
+        p.column_of(first_in_order(&self.order, cells))
     }
 
     /// One iteration at the root: the best of `candidates` to `depth`, with

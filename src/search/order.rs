@@ -15,6 +15,17 @@ pub fn centre_first(columns: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The first cell of `cells` (not empty) in the order of the column masks
+/// `order`, for example centre first.
+#[inline]
+pub fn first_in_order(order: &[u64], cells: u64) -> u64 {
+    order
+        .iter()
+        .map(|&m| m & cells)
+        .find(|&c| c != 0)
+        .expect("every cell lies in some column of the order")
+}
+
 /// A small sorted list of moves: the highest score comes out first, and among
 /// equal scores the one added last (so add edge columns first).
 pub struct MoveSorter {

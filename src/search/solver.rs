@@ -3,7 +3,7 @@
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::limits::Budget;
-use crate::search::order::{MoveSorter, centre_first};
+use crate::search::order::{MoveSorter, centre_first, first_in_order};
 use crate::search::score;
 use crate::tt::TranspositionTable;
 
@@ -180,12 +180,7 @@ impl Solver {
         self.prepare(p);
         let winning = p.winning_moves();
         if winning != 0 {
-            let cell = self
-                .order
-                .iter()
-                .map(|&m| m & winning)
-                .find(|&c| c != 0)
-                .expect("a winning cell lies in some column");
+            let cell = first_in_order(&self.order, winning);
             return Some((p.column_of(cell), score::win_now(p)));
         }
         let value = self.solve_within(p, false)?;
