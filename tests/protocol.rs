@@ -373,3 +373,20 @@ fn a_terminal_on_stdin_gets_a_hint_on_stderr_and_pipes_do_not() {
     assert!(piped.status.success());
     assert!(piped.stderr.is_empty() && piped.stdout.is_empty());
 }
+
+#[test]
+fn end_of_input_stops_an_unlimited_solver_search_whatever_the_spec_spelling() {
+    // " solver " names the solver too: its unlimited search must be stopped
+    // at end of input, not waited for.
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"setoption","name":"agent","value":" solver "}"#);
+    assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+    e.send(r#"{"cmd":"go","id":"open"}"#);
+    let (rest, status) = e.finish();
+    assert!(status.success());
+    assert!(
+        rest.iter()
+            .any(|r| matches!(r, Reply::Bestmove { id: Some(Id::Text(t)), .. } if t == "open")),
+        "{rest:?}"
+    );
+}

@@ -78,7 +78,7 @@ where
         engine: Engine::new(options.hash_mb),
         tx,
         info: true,
-        agent: options.agent.clone(),
+        solver_answers: agent.is_none(),
         unbounded_search: false,
     };
     session.engine.set_agent(agent);
@@ -121,7 +121,8 @@ struct Session {
     engine: Engine,
     tx: Sender<Reply>,
     info: bool,
-    agent: String,
+    /// Whether the solver answers `go` (no other agent is set).
+    solver_answers: bool,
     /// Whether the running (or last) search has no limit at all.
     unbounded_search: bool,
 }
@@ -298,13 +299,13 @@ impl Session {
                     "option 'info': expected true or false, found {value}"
                 )),
             },
-            "agent" => match value.as_str().map(|a| (a, crate::agents::build(a))) {
-                Some((a, Ok(agent))) => {
-                    self.agent = a.to_string();
+            "agent" => match value.as_str().map(crate::agents::build) {
+                Some(Ok(agent)) => {
+                    self.solver_answers = agent.is_none();
                     self.engine.set_agent(agent);
                     Reply::Ok { id, state: None }
                 }
-                Some((_, Err(e))) => bad(format!("option 'agent': {e}")),
+                Some(Err(e)) => bad(format!("option 'agent': {e}")),
                 None => bad(format!(
                     "option 'agent': expected a string such as \"alphabeta:depth=4\", found {value}"
                 )),
@@ -340,7 +341,7 @@ impl Session {
         };
         let limits = limits_from_wire(wire, &p);
         // Agents other than the solver stop at their own depth.
-        self.unbounded_search = limits == Limits::none() && self.agent == "solver";
+        self.unbounded_search = limits == Limits::none() && self.solver_answers;
         let tx = self.tx.clone();
         let info_id = id.clone();
         let mut last_info: Option<Instant> = None;
