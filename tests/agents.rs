@@ -42,6 +42,8 @@ const SPECS: &[&str] = &[
     "alphabeta:depth=3",
     "alphabeta:depth=2,eval=random,seed=5",
     "alphabeta:depth=2,w.centre=10,w.opp_three=-200",
+    "alphabeta:depth=3,eval=local",
+    "minimax:depth=2,eval=features,w.rising=5",
     "expectimax:depth=2",
 ];
 
@@ -171,6 +173,8 @@ fn agents_beat_random_and_alphabeta_beats_greedy() {
         "greedy",
         "minimax:depth=2",
         "alphabeta:depth=4",
+        "alphabeta:depth=3,eval=local",
+        "alphabeta:depth=3,eval=features",
         "expectimax:depth=3",
     ] {
         let (wins, games) = match_score(spec, "random:seed=1", 10);
@@ -181,4 +185,35 @@ fn agents_beat_random_and_alphabeta_beats_greedy() {
         wins * 2 > games,
         "alphabeta:depth=4 won {wins} of {games} against greedy"
     );
+}
+
+#[test]
+fn a_weights_file_sets_the_evaluator_and_its_weights() {
+    let dir = std::env::temp_dir().join(format!("c4-agents-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("features.json");
+    std::fs::write(
+        &path,
+        r#"{"format":"connect4-weights","version":1,"eval":"features","weights":{"rising":9}}"#,
+    )
+    .unwrap();
+    let spec = format!("alphabeta:depth=2,weights={}", path.display());
+    let from_file = agent(&spec);
+    let same = agent("alphabeta:depth=2,eval=features,w.rising=9");
+    let ps = positions(Rules::STANDARD, 40, 21);
+    let moves = |mut a: Box<dyn Agent>| {
+        ps.iter()
+            .map(|p| {
+                let m = a.choose(p, &Limits::none(), None);
+                (m.column, m.value)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(moves(from_file), moves(same));
+    let e = build(&format!("{spec},eval=windows"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("not of eval=windows"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,7 +6,8 @@
 //! - `random`: a uniformly random legal column (`seed`).
 //! - `greedy`: win at once, else block, else avoid handing over a win,
 //!   else centre first.
-//! - `minimax`: depth-limited minimax without pruning over an evaluator.
+//! - `minimax`: depth-limited minimax without pruning over an evaluator
+//!   ([`evaluators`]: `windows`, `local`, `features`, `random`).
 //! - `alphabeta`: the same with alpha-beta pruning: same value and move,
 //!   fewer nodes.
 //! - `expectimax`: maximises against a uniformly random opponent model.
@@ -137,6 +138,15 @@ impl Spec {
             }
         }
         Ok(())
+    }
+
+    /// The text of parameter `key` (the last one if given twice).
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The value of parameter `key`, parsed, or `default`.
