@@ -45,6 +45,8 @@ const SPECS: &[&str] = &[
     "alphabeta:depth=3,eval=local",
     "minimax:depth=2,eval=features,w.rising=5",
     "expectimax:depth=2",
+    "mcts:simulations=200,seed=4",
+    "mcts:simulations=100,rollout=centre,c=0.5,reuse=false",
 ];
 
 #[test]
@@ -74,7 +76,12 @@ fn tactical_agents_win_at_once_and_block() {
     let block = *connect4::Game::from_move_string(Rules::STANDARD, "11223")
         .unwrap()
         .position();
-    for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=4"] {
+    for spec in [
+        "greedy",
+        "minimax:depth=2",
+        "alphabeta:depth=4",
+        "mcts:simulations=50",
+    ] {
         let mut a = agent(spec);
         assert!(
             [2, 6].contains(&a.choose(&win, &Limits::none(), None).column),
@@ -95,6 +102,41 @@ fn a_seed_reproduces_a_random_agent() {
     };
     assert_eq!(play(1), play(1));
     assert_ne!(play(1), play(2));
+}
+
+#[test]
+fn a_seed_reproduces_mcts_and_another_seed_differs() {
+    let ps = positions(Rules::STANDARD, 30, 13);
+    let play = |spec: &str| {
+        let mut a = agent(spec);
+        ps.iter()
+            .map(|p| {
+                let m = a.choose(p, &Limits::none(), None);
+                (m.column, m.value, m.nodes)
+            })
+            .collect::<Vec<_>>()
+    };
+    let a = play("mcts:simulations=100,seed=1");
+    assert_eq!(a, play("mcts:simulations=100,seed=1"));
+    assert_ne!(a, play("mcts:simulations=100,seed=2"));
+}
+
+#[test]
+fn mcts_reuses_the_subtree_of_the_expected_reply() {
+    use connect4::agents::mcts::MctsAgent;
+    let spec = connect4::agents::Spec::parse("mcts:simulations=500,seed=3").unwrap();
+    let mut a = MctsAgent::from_spec(&spec).unwrap();
+    let mut p = Position::new(Rules::STANDARD);
+    let m = a.choose(&p, &Limits::none(), None);
+    assert_eq!((m.nodes, a.root_visits()), (500, 500));
+    p.play(m.column);
+    p.play(3);
+    a.choose(&p, &Limits::none(), None);
+    assert!(a.root_visits() > 500, "{} visits", a.root_visits());
+    let spec = connect4::agents::Spec::parse("mcts:simulations=500,reuse=false").unwrap();
+    let mut fresh = MctsAgent::from_spec(&spec).unwrap();
+    fresh.choose(&p, &Limits::none(), None);
+    assert_eq!(fresh.root_visits(), 500);
 }
 
 #[test]
@@ -125,8 +167,21 @@ fn limits_and_the_stop_flag_are_honoured() {
     let m = a.choose(&p, &Limits::nodes(5000), None);
     assert!(m.nodes <= 5000 && p.can_play(m.column), "{m:?}");
     let stop = Arc::new(AtomicBool::new(true));
-    let m = a.choose(&p, &Limits::none(), Some(stop));
+    let m = a.choose(&p, &Limits::none(), Some(stop.clone()));
     assert!(m.nodes <= 1024 && p.can_play(m.column), "{m:?}");
+    let mut mcts = agent("mcts:simulations=100000");
+    let m = mcts.choose(&p, &Limits::nodes(123), None);
+    assert_eq!(m.nodes, 123, "a go node limit is a simulation budget");
+    let m = mcts.choose(&p, &Limits::none(), Some(stop));
+    assert!(m.nodes == 0 && p.can_play(m.column), "{m:?}");
+    let t = std::time::Instant::now();
+    let m = mcts.choose(
+        &p,
+        &Limits::time(std::time::Duration::from_millis(30)),
+        None,
+    );
+    assert!(m.nodes < 100_000 && p.can_play(m.column), "{m:?}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
 }
 
 /// Plays one game from `opening`; returns the winner.
@@ -176,6 +231,7 @@ fn agents_beat_random_and_alphabeta_beats_greedy() {
         "alphabeta:depth=3,eval=local",
         "alphabeta:depth=3,eval=features",
         "expectimax:depth=3",
+        "mcts:simulations=300,seed=2",
     ] {
         let (wins, games) = match_score(spec, "random:seed=1", 10);
         assert!(wins >= 19, "{spec} won {wins} of {games} against random");

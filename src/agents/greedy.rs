@@ -8,7 +8,6 @@ use std::sync::atomic::AtomicBool;
 use super::{Agent, AgentMove};
 use crate::position::Position;
 use crate::search::Limits;
-use crate::search::order::centre_first;
 
 /// The tactical baseline player.
 pub struct GreedyAgent;
@@ -26,10 +25,7 @@ impl Agent for GreedyAgent {
             .into_iter()
             .find(|&m| m != 0)
             .expect("the game is not over");
-        let column = centre_first(p.columns())
-            .into_iter()
-            .find(|&c| pool & p.column_mask(c) != 0)
-            .expect("the pool holds a playable cell");
+        let column = super::centre_most(p, pool);
         AgentMove {
             column,
             value: None,

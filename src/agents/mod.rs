@@ -11,6 +11,7 @@
 //! - `alphabeta`: the same with alpha-beta pruning: same value and move,
 //!   fewer nodes.
 //! - `expectimax`: maximises against a uniformly random opponent model.
+//! - `mcts`: Monte Carlo tree search with UCB1 and random rollouts.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -23,6 +24,7 @@ use crate::search::Limits;
 pub mod evaluators;
 pub mod expectimax;
 pub mod greedy;
+pub mod mcts;
 pub mod minimax;
 pub mod random;
 
@@ -55,7 +57,9 @@ pub trait Agent: Send {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum AgentError {
     /// No such agent.
-    #[error("unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax")]
+    #[error(
+        "unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts"
+    )]
     Unknown(String),
     /// No such parameter for this agent.
     #[error("agent '{agent}': unknown parameter '{param}'; parameters: {allowed}")]
@@ -212,15 +216,21 @@ pub(crate) fn deepen(
             depth,
         },
         None => AgentMove {
-            column: crate::search::order::centre_first(p.columns())
-                .into_iter()
-                .find(|&c| p.can_play(c))
-                .expect("the game is not over"),
+            column: centre_most(p, p.possible()),
             value: None,
             nodes,
             depth: 0,
         },
     }
+}
+
+/// The column of `pool` (a set of playable cells) nearest the centre, the
+/// left one first among equals.
+pub(crate) fn centre_most(p: &Position, pool: u64) -> u32 {
+    crate::search::order::centre_first(p.columns())
+        .into_iter()
+        .find(|&c| pool & p.column_mask(c) != 0)
+        .expect("the pool holds a playable cell")
 }
 
 /// Builds the agent a spec names; `Ok(None)` for `solver`, which the engine
@@ -240,6 +250,7 @@ pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
         "minimax" => Box::new(minimax::MinimaxAgent::from_spec(&spec, false)?),
         "alphabeta" => Box::new(minimax::MinimaxAgent::from_spec(&spec, true)?),
         "expectimax" => Box::new(expectimax::ExpectimaxAgent::from_spec(&spec)?),
+        "mcts" => Box::new(mcts::MctsAgent::from_spec(&spec)?),
         other => return Err(AgentError::Unknown(other.to_string())),
     }))
 }
@@ -252,6 +263,7 @@ pub const NAMES: &[&str] = &[
     "minimax",
     "alphabeta",
     "expectimax",
+    "mcts",
 ];
 
 #[cfg(test)]
@@ -270,7 +282,7 @@ mod tests {
         );
         let e = build("oracle").err().unwrap().to_string();
         assert!(
-            e.contains("agents: solver, random, greedy, minimax, alphabeta, expectimax"),
+            e.contains("agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts"),
             "{e}"
         );
         let e = build("minimax:depht=3").err().unwrap().to_string();
