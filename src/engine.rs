@@ -104,6 +104,16 @@ impl Engine {
         self.players().agent = agent;
     }
 
+    /// Whether the agent can play on the current game's board; the error
+    /// says why not (a learned model made for another board).
+    pub fn check_agent(&mut self) -> Result<(), String> {
+        let rules = self.game.rules();
+        match &self.players().agent {
+            Some(agent) => agent.check_rules(rules),
+            None => Ok(()),
+        }
+    }
+
     /// A new game on `rules`: the tables are cleared.
     pub fn new_game(&mut self, rules: Rules) {
         self.stop();

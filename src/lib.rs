@@ -11,6 +11,7 @@
 //! - [`engine`]: the facade that owns the search thread;
 //! - [`protocol`]: the line-based JSON protocol and its session loop;
 //! - [`perft`]: counting the positions reachable after a number of plies;
+//! - [`progress`]: a progress bar or plain lines for long jobs;
 //! - [`search`] and [`tt`]: the exact solver, its transposition table and
 //!   the clocked search.
 
@@ -24,6 +25,7 @@ pub mod game;
 pub mod grid;
 pub mod perft;
 pub mod position;
+pub mod progress;
 pub mod protocol;
 pub mod rules;
 pub mod search;

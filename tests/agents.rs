@@ -273,3 +273,110 @@ fn a_weights_file_sets_the_evaluator_and_its_weights() {
     assert!(e.contains("not of eval=windows"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A fresh directory for one test's files.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("c4-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_trained_q_model_loads_back_plays_and_learns() {
+    use connect4::agents::qlearning::QModel;
+    use connect4::agents::qlearning::train::{TrainOptions, train};
+    let options = TrainOptions {
+        rules: Rules::STANDARD,
+        episodes: 3000,
+        opponent: "greedy".into(),
+        explore: "ucb:c=1.4".into(),
+        gamma: 0.95,
+        alpha: 0.2,
+        seed: 5,
+        window: 500,
+    };
+    let mut seen = Vec::new();
+    let (model, curve) = train(&options, |_, done| seen.push(done)).unwrap();
+    assert_eq!(seen, [500, 1000, 1500, 2000, 2500, 3000]);
+    assert_eq!(curve.len(), 6);
+    assert!(
+        curve[5].win_rate > curve[0].win_rate + 0.2,
+        "learning against a fixed opponent shows: {curve:?}"
+    );
+    let dir = temp_dir("qmodel");
+    let path = dir.join("q.json");
+    model.save(&path).unwrap();
+    assert_eq!(QModel::load(&path).unwrap(), model);
+    // Trained again with the same seed: the same file.
+    let (again, _) = train(&options, |_, _| {}).unwrap();
+    again.save(&dir.join("q2.json")).unwrap();
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(dir.join("q2.json")).unwrap()
+    );
+
+    let mut q = agent(&format!("qlearning:model={}", path.display()));
+    for rules in [Rules::STANDARD, Rules::new(7, 7, 4).unwrap()] {
+        for p in positions(rules, 100, 17) {
+            assert!(p.can_play(q.choose(&p, &Limits::none(), None).column));
+        }
+    }
+    assert!(q.check_rules(Rules::STANDARD).is_ok());
+    let e = q.check_rules(Rules::new(7, 7, 4).unwrap()).unwrap_err();
+    assert!(e.contains("trained on 7x6x4") && e.contains("7x7x4"), "{e}");
+    let (wins, games) = match_score(
+        &format!("qlearning:model={}", path.display()),
+        "random:seed=1",
+        10,
+    );
+    assert!(wins >= 19, "qlearning won {wins} of {games} against random");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_q_models_are_errors_that_say_why() {
+    let dir = temp_dir("qbad");
+    let path = dir.join("q.json");
+    let spec = format!("qlearning:model={}", path.display());
+    let err = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        build(&spec).err().unwrap().to_string()
+    };
+    let good_head = r#""format":"connect4-qlearning","version":1,"hyperparameters":{"episodes":1,"opponent":"greedy","explore":"ucb:c=1","gamma":0.9,"alpha":0.1,"seed":0}"#;
+    let cases = [
+        ("{\"format\":", "not a model file"),
+        (
+            r#"{"format":"connect4-weights","version":1}"#,
+            "not a model file",
+        ),
+        (
+            &format!(
+                r#"{{{good_head},"rules":"7x6x4","states":2,"table":{{"5":[0,0,0,0,0,0,0]}}}}"#
+            ),
+            "says 2 states but holds 1",
+        ),
+        (
+            &format!(r#"{{{good_head},"rules":"7x6x4","states":1,"table":{{"5":[0,0]}}}}"#),
+            "state 5 has 2 values",
+        ),
+        (
+            &format!(r#"{{{good_head},"rules":"99x6x4","states":0,"table":{{}}}}"#),
+            "rules '99x6x4'",
+        ),
+        (
+            &format!(r#"{{{good_head},"rules":"7x6x4","states":0,"table":{{}}}}"#)
+                .replace("\"version\":1", "\"version\":2"),
+            "version 2 is not supported",
+        ),
+    ];
+    for (text, why) in cases {
+        let e = err(text);
+        assert!(e.contains("q.json") && e.contains(why), "{text}\n-> {e}");
+    }
+    std::fs::remove_file(&path).unwrap();
+    let e = build(&spec).err().unwrap().to_string();
+    assert!(e.contains("q.json") && e.contains("No such file"), "{e}");
+    let e = build("qlearning").err().unwrap().to_string();
+    assert!(e.contains("a model file is required"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

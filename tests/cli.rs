@@ -1,6 +1,9 @@
 //! The `connect4` binary's subcommands, driven as a user would.
 
+mod common;
+
 use assert_cmd::Command;
+use connect4::protocol::{ErrorCode, Reply};
 use predicates::prelude::*;
 
 fn connect4() -> Command {
@@ -124,4 +127,74 @@ fn bench_builtin_prints_a_signature() {
         .success()
         .stdout(predicate::str::contains("built-in: positions 35 wrong 0"))
         .stdout(predicate::str::is_match(r"signature: \d+ nodes").unwrap());
+}
+
+#[test]
+fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
+    let dir = std::env::temp_dir().join(format!("c4-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("q.json");
+    connect4()
+        .args(["train", "qlearning", "--episodes", "400", "--window", "100"])
+        .args([
+            "--explore",
+            "epsilon:1.0..0.05",
+            "--opponent",
+            "random:seed=2",
+        ])
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(4 points)"))
+        .stderr(predicate::str::contains("train: 400/400"));
+    let curve = std::fs::read_to_string(dir.join("q.csv")).unwrap();
+    let lines: Vec<&str> = curve.lines().collect();
+    assert_eq!(lines.len(), 5, "{curve}");
+    assert_eq!(
+        lines[0],
+        "episode,mean_reward,win_rate,draw_rate,mean_length"
+    );
+    assert!(lines[4].starts_with("400,"), "{curve}");
+
+    // The model plays on its board and refuses another one.
+    let agent = format!("qlearning:model={}", model.display());
+    let mut engine = common::Driver::start_with(&["--agent", &agent]);
+    engine.send(r#"{"cmd":"position","moves":"4"}"#);
+    engine.recv();
+    engine.send(r#"{"cmd":"go","id":1}"#);
+    assert!(matches!(engine.recv_final(), Reply::Bestmove { column, .. } if column >= 1));
+    engine.send(r#"{"cmd":"newgame","rules":{"rows":7}}"#);
+    engine.recv();
+    engine.send(r#"{"cmd":"go","id":2}"#);
+    match engine.recv_final() {
+        Reply::Error { code, message, .. } => {
+            assert_eq!(code, ErrorCode::BadOption);
+            assert!(
+                message.contains("trained on 7x6x4, this game is on 7x7x4"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    for (args, why) in [
+        (vec!["--explore", "greedy"], "--explore 'greedy': expected"),
+        (
+            vec!["--opponent", "oracle"],
+            "--opponent: unknown agent 'oracle'",
+        ),
+        (vec!["--alpha", "0"], "--alpha 0: expected above 0"),
+    ] {
+        connect4()
+            .args(["train", "qlearning", "--episodes", "10"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.join("bad.json"))
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(why));
+    }
+    assert!(!dir.join("bad.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,6 +12,7 @@
 //!   fewer nodes.
 //! - `expectimax`: maximises against a uniformly random opponent model.
 //! - `mcts`: Monte Carlo tree search with UCB1 and random rollouts.
+//! - `qlearning`: a tabular Q-learning player and its trainer.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -19,6 +20,7 @@ use std::sync::atomic::AtomicBool;
 use thiserror::Error;
 
 use crate::position::Position;
+use crate::rules::Rules;
 use crate::search::Limits;
 
 pub mod evaluators;
@@ -26,7 +28,9 @@ pub mod expectimax;
 pub mod greedy;
 pub mod mcts;
 pub mod minimax;
+pub mod qlearning;
 pub mod random;
+pub mod solver;
 
 pub use evaluators::Evaluator;
 
@@ -51,6 +55,12 @@ pub trait Agent: Send {
     /// Chooses a move in `p` (which is not over).
     fn choose(&mut self, p: &Position, limits: &Limits, stop: Option<Arc<AtomicBool>>)
     -> AgentMove;
+    /// Whether the agent can play on `rules`; the error says why not (a
+    /// learned model made for another board).
+    fn check_rules(&self, rules: Rules) -> Result<(), String> {
+        let _ = rules;
+        Ok(())
+    }
 }
 
 /// A spec that names no agent or a bad parameter.
@@ -58,7 +68,7 @@ pub trait Agent: Send {
 pub enum AgentError {
     /// No such agent.
     #[error(
-        "unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts"
+        "unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts, qlearning"
     )]
     Unknown(String),
     /// No such parameter for this agent.
@@ -233,15 +243,21 @@ pub(crate) fn centre_most(p: &Position, pool: u64) -> u32 {
         .expect("the pool holds a playable cell")
 }
 
-/// Builds the agent a spec names; `Ok(None)` for `solver`, which the engine
-/// runs itself.
+/// Builds the agent a spec names for a protocol session: `Ok(None)` for a
+/// plain `solver`, which the engine runs itself.
 pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
+    if Spec::parse(text)? == Spec::parse("solver")? {
+        return Ok(None);
+    }
+    player(text).map(Some)
+}
+
+/// Builds the agent a spec names, the solver included, for the tools that
+/// run agents in process.
+pub fn player(text: &str) -> Result<Box<dyn Agent>, AgentError> {
     let spec = Spec::parse(text)?;
-    Ok(Some(match spec.name.as_str() {
-        "solver" => {
-            spec.check(&[])?;
-            return Ok(None);
-        }
+    Ok(match spec.name.as_str() {
+        "solver" => Box::new(solver::SolverAgent::from_spec(&spec)?),
         "random" => Box::new(random::RandomAgent::from_spec(&spec)?),
         "greedy" => {
             spec.check(&[])?;
@@ -251,8 +267,9 @@ pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
         "alphabeta" => Box::new(minimax::MinimaxAgent::from_spec(&spec, true)?),
         "expectimax" => Box::new(expectimax::ExpectimaxAgent::from_spec(&spec)?),
         "mcts" => Box::new(mcts::MctsAgent::from_spec(&spec)?),
+        "qlearning" => Box::new(qlearning::QAgent::from_spec(&spec)?),
         other => return Err(AgentError::Unknown(other.to_string())),
-    }))
+    })
 }
 
 /// The agents' names, for listings.
@@ -264,6 +281,7 @@ pub const NAMES: &[&str] = &[
     "alphabeta",
     "expectimax",
     "mcts",
+    "qlearning",
 ];
 
 #[cfg(test)]
@@ -282,7 +300,9 @@ mod tests {
         );
         let e = build("oracle").err().unwrap().to_string();
         assert!(
-            e.contains("agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts"),
+            e.contains(
+                "agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts, qlearning"
+            ),
             "{e}"
         );
         let e = build("minimax:depht=3").err().unwrap().to_string();

@@ -1,4 +1,4 @@
-//! The subcommands for people: `solve`, `bench` and `perft`.
+//! The subcommands for people: `solve`, `bench`, `perft` and `train`.
 //!
 //! Each takes its parsed arguments and writes to stdout; errors travel as
 //! `anyhow` chains to `main`, which prints them.
@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod perft;
 pub mod solve;
+pub mod train;
 
 /// A perfect Connect-4 engine. With no subcommand it speaks the line-based
 /// JSON protocol on stdin and stdout.
@@ -22,8 +23,9 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// The player that answers `go` in a protocol session: solver, random,
-    /// greedy, minimax or alphabeta, with parameters as NAME:key=value,...
-    /// (for example alphabeta:depth=6,eval=windows).
+    /// greedy, minimax, alphabeta, expectimax, mcts or qlearning, with
+    /// parameters as NAME:key=value,... (for example
+    /// alphabeta:depth=6,eval=windows or qlearning:model=q.json).
     #[arg(long, default_value = "solver")]
     pub agent: String,
 }
@@ -37,6 +39,9 @@ pub enum Command {
     Bench(bench::Args),
     /// Count the distinct positions reachable after exactly N plies.
     Perft(perft::Args),
+    /// Train a learning agent.
+    #[command(subcommand)]
+    Train(train::What),
 }
 
 /// Runs a subcommand.
@@ -47,6 +52,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Solve(args) => solve::run(&args, &mut out),
         Command::Bench(args) => bench::run(&args, &mut out),
         Command::Perft(args) => perft::run(&args, &mut out),
+        Command::Train(what) => train::run(&what, &mut out),
     };
     match result {
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),

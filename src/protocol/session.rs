@@ -339,6 +339,9 @@ impl Session {
             Ok(p) => p,
             Err(reply) => return Some(reply),
         };
+        if let Err(why) = self.engine.check_agent() {
+            return Some(error(id, ErrorCode::BadOption, why));
+        }
         let limits = limits_from_wire(wire, &p);
         // Agents other than the solver stop at their own depth.
         self.unbounded_search = limits == Limits::none() && self.solver_answers;
@@ -387,6 +390,9 @@ impl Session {
             Ok(p) => p,
             Err(reply) => return Some(reply),
         };
+        if let Err(why) = self.engine.check_agent() {
+            return Some(error(id, ErrorCode::BadOption, why));
+        }
         let limits = limits_from_wire(wire, &p);
         self.unbounded_search = limits == Limits::none();
         let tx = self.tx.clone();

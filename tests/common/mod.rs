@@ -42,7 +42,13 @@ pub struct Driver {
 impl Driver {
     /// Starts `connect4` with no arguments.
     pub fn start() -> Driver {
+        Driver::start_with::<&str>(&[])
+    }
+
+    /// Starts `connect4` with the given arguments.
+    pub fn start_with<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Driver {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin!("connect4"))
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

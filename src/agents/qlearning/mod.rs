@@ -1,0 +1,134 @@
+//! `qlearning`: a tabular Q-learning player and its trainer.
+//!
+//! The player (`qlearning:model=q.json`) wins at once when it can, blocks
+//! the opponent's immediate win, and otherwise plays the legal column with
+//! the highest learned value in its table ([`model`]); in a state it never
+//! saw it falls back to the column nearest the centre. A missing, corrupt
+//! or other-board model is an error when the agent is built (or, for the
+//! board, when a game on another board asks it to move), never an empty
+//! table. [`train`] learns the table by playing against any agent.
+
+pub mod model;
+pub mod train;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+pub use self::model::{ModelError, QModel};
+use super::{Agent, AgentError, AgentMove, Spec};
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::search::Limits;
+
+/// The learned player.
+pub struct QAgent {
+    spec: String,
+    model: QModel,
+}
+
+/// The column the table prefers among `legal` (one bit per column, in the
+/// position's own orientation), with its value; `None` if the state is
+/// unseen. Ties go to the column nearest the centre.
+pub fn best_action(model: &QModel, p: &Position, legal: u64) -> Option<(u32, f32)> {
+    let (state, mirrored) = model::state(p);
+    let row = model.row(state)?;
+    let cols = p.columns();
+    let mut best: Option<(u32, f32)> = None;
+    for c in crate::search::order::centre_first(cols) {
+        if legal >> c & 1 == 0 {
+            continue;
+        }
+        let v = row[if mirrored { cols - 1 - c } else { c } as usize];
+        if best.is_none_or(|(_, b)| v > b) {
+            best = Some((c, v));
+        }
+    }
+    best
+}
+
+/// The columns of a set of cells, one bit per column.
+pub(crate) fn columns_of(p: &Position, cells: u64) -> u64 {
+    (0..p.columns())
+        .filter(|&c| cells & p.column_mask(c) != 0)
+        .fold(0, |m, c| m | 1 << c)
+}
+
+/// The move the tactics force: a win, else the only move that does not
+/// lose at once.
+pub(crate) fn forced_move(p: &Position) -> Option<u32> {
+    let wins = p.winning_moves();
+    if wins != 0 {
+        return Some(super::centre_most(p, wins));
+    }
+    let safe = p.non_losing_moves();
+    (safe.count_ones() == 1).then(|| super::centre_most(p, safe))
+}
+
+impl QAgent {
+    /// From a spec: `model=FILE` (required).
+    pub fn from_spec(spec: &Spec) -> Result<QAgent, AgentError> {
+        spec.check(&["model"])?;
+        let Some(path) = spec.value("model") else {
+            return Err(AgentError::BadValue {
+                agent: spec.name.clone(),
+                param: "model".into(),
+                value: String::new(),
+                why: "a model file is required, as in qlearning:model=q.json \
+                      (train one with `connect4 train qlearning`)"
+                    .into(),
+            });
+        };
+        let model = QModel::load(Path::new(path)).map_err(|e| AgentError::BadValue {
+            agent: spec.name.clone(),
+            param: "model".into(),
+            value: path.into(),
+            why: e.to_string(),
+        })?;
+        Ok(QAgent {
+            spec: spec.to_string(),
+            model,
+        })
+    }
+
+    /// The loaded model.
+    pub fn model(&self) -> &QModel {
+        &self.model
+    }
+}
+
+impl Agent for QAgent {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+
+    fn choose(&mut self, p: &Position, _: &Limits, _: Option<Arc<AtomicBool>>) -> AgentMove {
+        let pick = |column: u32, value: Option<i32>| AgentMove {
+            column,
+            value,
+            nodes: 0,
+            depth: 0,
+        };
+        if let Some(c) = forced_move(p) {
+            return pick(c, None);
+        }
+        if p.rules() == self.model.rules {
+            let legal = columns_of(p, p.possible());
+            if let Some((c, v)) = best_action(&self.model, p, legal) {
+                return pick(c, Some((v * 100.0).round() as i32));
+            }
+        }
+        pick(super::centre_most(p, p.possible()), None)
+    }
+
+    fn check_rules(&self, rules: Rules) -> Result<(), String> {
+        if rules == self.model.rules {
+            Ok(())
+        } else {
+            Err(format!(
+                "agent '{}': the model was trained on {}, this game is on {rules}",
+                self.spec, self.model.rules
+            ))
+        }
+    }
+}

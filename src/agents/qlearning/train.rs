@@ -1,0 +1,343 @@
+//! Training a Q-table by playing games against an agent.
+//!
+//! Each episode is one game against the opponent, the learner moving first
+//! in even episodes and second in odd ones. The learner's policy is the
+//! player's (forced wins and blocks, then the table) with exploration:
+//! `epsilon:START..END` plays a random legal column with a probability
+//! decaying linearly from START to END over the episodes (`epsilon:P` keeps
+//! it at P); `ucb:c=C` plays the column maximising
+//! `Q(s, a) + C * sqrt(ln N(s) / N(s, a))`, untried columns first. After
+//! each of the learner's moves and the opponent's reply, the one-step
+//! update `Q(s, a) += alpha * (r + gamma * max Q(s', .) - Q(s, a))` runs,
+//! with `r` = 1 for a win, -1 for a loss, 0 otherwise, and no successor
+//! term when the game ended.
+
+use std::collections::HashMap;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use thiserror::Error;
+
+use super::model::{self, Hyperparameters, QModel};
+use super::{columns_of, forced_move};
+use crate::agents::{AgentError, player};
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::search::Limits;
+
+/// How the learner explores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Explore {
+    /// A random column with a probability going from `start` to `end`.
+    Epsilon {
+        /// At the first episode.
+        start: f64,
+        /// At the last episode.
+        end: f64,
+    },
+    /// The UCB1 bonus with constant `c`.
+    Ucb {
+        /// The exploration constant.
+        c: f64,
+    },
+}
+
+impl std::str::FromStr for Explore {
+    type Err = String;
+
+    /// `epsilon:1.0..0.05`, `epsilon:0.1` or `ucb:c=1.4`.
+    fn from_str(s: &str) -> Result<Explore, String> {
+        let expected = "expected epsilon:START..END, epsilon:P or ucb:c=C";
+        let number = |t: &str, lo: f64, hi: f64| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| (lo..=hi).contains(v))
+                .ok_or_else(|| {
+                    format!("'{s}': '{t}' is not a number from {lo} to {hi}; {expected}")
+                })
+        };
+        match s.trim().split_once(':') {
+            Some(("epsilon", range)) => match range.split_once("..") {
+                Some((a, b)) => Ok(Explore::Epsilon {
+                    start: number(a, 0.0, 1.0)?,
+                    end: number(b, 0.0, 1.0)?,
+                }),
+                None => {
+                    let p = number(range, 0.0, 1.0)?;
+                    Ok(Explore::Epsilon { start: p, end: p })
+                }
+            },
+            Some(("ucb", c)) => Ok(Explore::Ucb {
+                c: number(c.strip_prefix("c=").unwrap_or(c), 0.0, 100.0)?,
+            }),
+            _ => Err(format!("'{s}': {expected}")),
+        }
+    }
+}
+
+/// What to train.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// The board.
+    pub rules: Rules,
+    /// Games to play.
+    pub episodes: u64,
+    /// The opponent's agent spec.
+    pub opponent: String,
+    /// The exploration rule's text (see [`Explore`]).
+    pub explore: String,
+    /// Discount per learner move.
+    pub gamma: f64,
+    /// Learning rate.
+    pub alpha: f64,
+    /// Seed of the learner's randomness.
+    pub seed: u64,
+    /// Episodes per point of the learning curve.
+    pub window: u64,
+}
+
+/// Options that cannot train.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// The opponent spec is bad.
+    #[error("--opponent: {0}")]
+    Opponent(#[from] AgentError),
+    /// The exploration rule is bad.
+    #[error("--explore {0}")]
+    Explore(String),
+    /// A number out of range.
+    #[error("--{name} {value}: {why}")]
+    Range {
+        /// The option.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// The range.
+        why: &'static str,
+    },
+}
+
+/// One point of the learning curve: the games of one window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePoint {
+    /// The last episode of the window (1-based).
+    pub episode: u64,
+    /// Mean reward of the learner (1 win, 0 draw, -1 loss).
+    pub mean_reward: f64,
+    /// Share of games won.
+    pub win_rate: f64,
+    /// Share of games drawn.
+    pub draw_rate: f64,
+    /// Mean plies per game.
+    pub mean_length: f64,
+}
+
+impl CurvePoint {
+    /// The CSV header.
+    pub const CSV_HEADER: &'static str = "episode,mean_reward,win_rate,draw_rate,mean_length";
+
+    /// This point as a CSV row.
+    pub fn csv_row(&self) -> String {
+        format!(
+            "{},{:.4},{:.4},{:.4},{:.2}",
+            self.episode, self.mean_reward, self.win_rate, self.draw_rate, self.mean_length
+        )
+    }
+}
+
+/// The trainer's state between episodes.
+struct Learner {
+    model: QModel,
+    counts: HashMap<u64, Vec<u32>>,
+    explore: Explore,
+    gamma: f32,
+    alpha: f32,
+    rng: StdRng,
+}
+
+impl Learner {
+    /// The learner's move in `p` at exploration rate `epsilon`.
+    fn choose(&mut self, p: &Position, epsilon: f64) -> u32 {
+        if let Some(c) = forced_move(p) {
+            return c;
+        }
+        let legal = columns_of(p, p.possible());
+        match self.explore {
+            Explore::Epsilon { .. } if self.rng.random_bool(epsilon) => {
+                let moves = p.legal_moves();
+                moves[self.rng.random_range(0..moves.len())]
+            }
+            Explore::Epsilon { .. } => super::best_action(&self.model, p, legal)
+                .map_or_else(|| crate::agents::centre_most(p, p.possible()), |(c, _)| c),
+            Explore::Ucb { c } => {
+                let (state, mirrored) = model::state(p);
+                let cols = p.columns();
+                let counts = self
+                    .counts
+                    .entry(state)
+                    .or_insert_with(|| vec![0; cols as usize]);
+                let total: u32 = counts.iter().sum();
+                let row = self.model.row(state);
+                let mut best = (f64::NEG_INFINITY, 0);
+                for col in crate::search::order::centre_first(cols) {
+                    if legal >> col & 1 == 0 {
+                        continue;
+                    }
+                    let a = if mirrored { cols - 1 - col } else { col } as usize;
+                    let n = counts[a];
+                    let score = if n == 0 {
+                        f64::INFINITY
+                    } else {
+                        let q = row.map_or(0.0, |r| f64::from(r[a]));
+                        q + c * (f64::from(total.max(1)).ln() / f64::from(n)).sqrt()
+                    };
+                    if score > best.0 {
+                        best = (score, col);
+                    }
+                }
+                let a = if mirrored { cols - 1 - best.1 } else { best.1 };
+                counts[a as usize] += 1;
+                best.1
+            }
+        }
+    }
+
+    /// The best value over the legal columns of `p` (the learner to move).
+    fn max_q(&self, p: &Position) -> f32 {
+        let legal = columns_of(p, p.possible());
+        super::best_action(&self.model, p, legal).map_or(0.0, |(_, v)| v)
+    }
+
+    /// Moves Q(state, column of `p`'s orientation) towards `target`.
+    fn update(&mut self, (state, mirrored): (u64, bool), column: u32, target: f32) {
+        let cols = self.model.rules.columns();
+        let a = if mirrored { cols - 1 - column } else { column } as usize;
+        let alpha = self.alpha;
+        let q = &mut self.model.row_mut(state)[a];
+        *q += alpha * (target - *q);
+    }
+}
+
+/// Trains a model; `progress` sees each completed curve point and the
+/// episodes done so far.
+pub fn train(
+    options: &TrainOptions,
+    mut progress: impl FnMut(&CurvePoint, u64),
+) -> Result<(QModel, Vec<CurvePoint>), TrainError> {
+    let explore: Explore = options.explore.parse().map_err(TrainError::Explore)?;
+    let range = |name, value: f64, ok: bool, why| {
+        if ok {
+            Ok(())
+        } else {
+            Err(TrainError::Range {
+                name,
+                value: value.to_string(),
+                why,
+            })
+        }
+    };
+    range(
+        "gamma",
+        options.gamma,
+        (0.0..=1.0).contains(&options.gamma),
+        "expected 0 to 1",
+    )?;
+    range(
+        "alpha",
+        options.alpha,
+        options.alpha > 0.0 && options.alpha <= 1.0,
+        "expected above 0, at most 1",
+    )?;
+    range(
+        "episodes",
+        options.episodes as f64,
+        options.episodes > 0,
+        "expected at least 1",
+    )?;
+    range(
+        "window",
+        options.window as f64,
+        options.window > 0,
+        "expected at least 1",
+    )?;
+    let mut opponent = player(&options.opponent)?;
+    let hyperparameters = Hyperparameters {
+        episodes: options.episodes,
+        opponent: options.opponent.clone(),
+        explore: options.explore.clone(),
+        gamma: options.gamma,
+        alpha: options.alpha,
+        seed: options.seed,
+    };
+    let mut learner = Learner {
+        model: QModel::new(options.rules, hyperparameters),
+        counts: HashMap::new(),
+        explore,
+        gamma: options.gamma as f32,
+        alpha: options.alpha as f32,
+        rng: StdRng::seed_from_u64(options.seed),
+    };
+    let mut curve = Vec::new();
+    let (mut reward_sum, mut wins, mut draws, mut plies, mut games) = (0.0, 0u64, 0u64, 0u64, 0u64);
+    for episode in 0..options.episodes {
+        let epsilon = match explore {
+            Explore::Epsilon { start, end } => {
+                let t = episode as f64 / (options.episodes.max(2) - 1) as f64;
+                start + (end - start) * t
+            }
+            Explore::Ucb { .. } => 0.0,
+        };
+        let learner_first = episode % 2 == 0;
+        let mut p = Position::new(options.rules);
+        // The learner's last (state, column), waiting for its target.
+        let mut pending: Option<((u64, bool), u32)> = None;
+        let reward = loop {
+            let learner_turn = (p.moves_played() % 2 == 0) == learner_first;
+            if learner_turn {
+                let state = model::state(&p);
+                if let Some((s, a)) = pending.take() {
+                    let target = learner.gamma * learner.max_q(&p);
+                    learner.update(s, a, target);
+                }
+                let c = learner.choose(&p, epsilon);
+                pending = Some((state, c));
+                p.play(c);
+                if p.last_move_won() {
+                    break 1.0;
+                }
+            } else {
+                let c = opponent.choose(&p, &Limits::none(), None).column;
+                p.play(c);
+                if p.last_move_won() {
+                    break -1.0;
+                }
+            }
+            if p.is_full() {
+                break 0.0;
+            }
+        };
+        if let Some((s, a)) = pending {
+            learner.update(s, a, reward);
+        }
+        reward_sum += f64::from(reward);
+        wins += u64::from(reward > 0.0);
+        draws += u64::from(reward == 0.0);
+        plies += u64::from(p.moves_played());
+        games += 1;
+        if games == options.window || episode + 1 == options.episodes {
+            let n = games as f64;
+            let point = CurvePoint {
+                episode: episode + 1,
+                mean_reward: reward_sum / n,
+                win_rate: wins as f64 / n,
+                draw_rate: draws as f64 / n,
+                mean_length: plies as f64 / n,
+            };
+            progress(&point, episode + 1);
+            curve.push(point);
+            (reward_sum, wins, draws, plies, games) = (0.0, 0, 0, 0, 0);
+        }
+    }
+    Ok((learner.model, curve))
+}

@@ -1,0 +1,109 @@
+//! `connect4 train qlearning`: learns a Q-table against an agent and writes
+//! the model and its learning curve.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use connect4::Rules;
+use connect4::agents::qlearning::train::{CurvePoint, TrainOptions, train};
+use connect4::progress::Progress;
+
+/// What to train.
+#[derive(clap::Subcommand)]
+pub enum What {
+    /// A tabular Q-learning player (`qlearning:model=FILE`).
+    Qlearning(Args),
+}
+
+/// Arguments of `train qlearning`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Training games.
+    #[arg(long, default_value_t = 12000)]
+    episodes: u64,
+    /// The opponent, as an agent spec (give `solver` a limit, as in
+    /// solver:movetime=10).
+    #[arg(long, default_value = "greedy")]
+    opponent: String,
+    /// Exploration: ucb:c=C, epsilon:START..END (linear decay) or epsilon:P.
+    #[arg(long, default_value = "ucb:c=1.4")]
+    explore: String,
+    /// Discount per move.
+    #[arg(long, default_value_t = 0.95)]
+    gamma: f64,
+    /// Learning rate.
+    #[arg(long, default_value_t = 0.2)]
+    alpha: f64,
+    /// Seed of the learner's randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Board as COLUMNSxROWSxINAROW.
+    #[arg(long, default_value = "7x6x4")]
+    rules: Rules,
+    /// Games per point of the learning curve.
+    #[arg(long, default_value_t = 500)]
+    window: u64,
+    /// The model file to write.
+    #[arg(long, default_value = "q.json")]
+    out: PathBuf,
+    /// The learning curve (CSV) to write; default: the model's name with
+    /// `.csv`.
+    #[arg(long)]
+    curve: Option<PathBuf>,
+}
+
+/// Trains and writes.
+pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
+    let What::Qlearning(args) = what;
+    let curve_path = args
+        .curve
+        .clone()
+        .unwrap_or_else(|| args.out.with_extension("csv"));
+    let options = TrainOptions {
+        rules: args.rules,
+        episodes: args.episodes,
+        opponent: args.opponent.clone(),
+        explore: args.explore.clone(),
+        gamma: args.gamma,
+        alpha: args.alpha,
+        seed: args.seed,
+        window: args.window,
+    };
+    let mut progress = Progress::new("train", args.episodes);
+    let (model, curve) = train(&options, |point, done| {
+        progress.update(
+            done,
+            &format!(
+                "win rate {:.1}%, mean reward {:+.3}",
+                100.0 * point.win_rate,
+                point.mean_reward
+            ),
+        )
+    })?;
+    progress.finish();
+    model.save(&args.out)?;
+    let mut csv = String::from(CurvePoint::CSV_HEADER);
+    csv.push('\n');
+    for point in &curve {
+        csv.push_str(&point.csv_row());
+        csv.push('\n');
+    }
+    std::fs::write(&curve_path, csv)
+        .with_context(|| format!("writing the learning curve {}", curve_path.display()))?;
+    let last = curve.last().expect("at least one episode");
+    writeln!(
+        out,
+        "wrote {} ({} states) and {} ({} points); last {} games: win rate {:.1}%, draws {:.1}%, mean reward {:+.3}",
+        args.out.display(),
+        model.states(),
+        curve_path.display(),
+        curve.len(),
+        args.window.min(args.episodes),
+        100.0 * last.win_rate,
+        100.0 * last.draw_rate,
+        last.mean_reward
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
