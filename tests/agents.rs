@@ -4,9 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use connect4::agents::selfplay::play_pairs;
 use connect4::agents::{Agent, build};
 use connect4::search::Limits;
-use connect4::{Player, Position, Rules, Status};
+use connect4::{Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -184,42 +185,12 @@ fn limits_and_the_stop_flag_are_honoured() {
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
 }
 
-/// Plays one game from `opening`; returns the winner.
-fn game(first: &mut dyn Agent, second: &mut dyn Agent, opening: &[u32]) -> Option<Player> {
-    let mut p = Position::new(Rules::STANDARD);
-    for &c in opening {
-        p.play(c);
-    }
-    loop {
-        match p.status() {
-            Status::Won(w) => return Some(w),
-            Status::Draw => return None,
-            Status::Ongoing => {}
-        }
-        let c = if p.side_to_move() == Player::First {
-            first.choose(&p, &Limits::none(), None).column
-        } else {
-            second.choose(&p, &Limits::none(), None).column
-        };
-        p.play(c);
-    }
-}
-
-/// Score of `a` against `b` over colour-swapped pairs from 1-ply openings.
+/// Wins of `a` against `b` and games, over colour-swapped pairs from the
+/// 1-ply openings in turn.
 fn match_score(a: &str, b: &str, pairs: u32) -> (u32, u32) {
-    let (mut x, mut y) = (agent(a), agent(b));
-    let (mut wins, mut games) = (0, 0);
-    for i in 0..pairs {
-        let opening = [i % 7];
-        if game(x.as_mut(), y.as_mut(), &opening) == Some(Player::First) {
-            wins += 1;
-        }
-        if game(y.as_mut(), x.as_mut(), &opening) == Some(Player::Second) {
-            wins += 1;
-        }
-        games += 2;
-    }
-    (wins, games)
+    let openings: Vec<Vec<u32>> = (0..pairs).map(|i| vec![i % 7]).collect();
+    let s = play_pairs(Rules::STANDARD, a, b, &openings, &Limits::none()).unwrap();
+    (s.wins, 2 * s.pairs)
 }
 
 #[test]

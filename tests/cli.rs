@@ -198,3 +198,58 @@ fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
     assert!(!dir.join("bad.json").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn tune_writes_weights_that_an_agent_loads() {
+    let dir = std::env::temp_dir().join(format!("c4-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.json");
+    connect4()
+        .args(["tune", "--eval", "features", "--agent", "alphabeta:depth=1"])
+        .args([
+            "--iterations",
+            "2",
+            "--pairs",
+            "6",
+            "--seed",
+            "4",
+            "--threads",
+            "2",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "start: eval=features,w.consecutive=4",
+        ))
+        .stderr(predicate::str::contains("iteration 2: eval=features"))
+        .stderr(predicate::str::contains("over 12 games"));
+    let w = connect4::agents::evaluators::Weights::load(&out).unwrap();
+    assert_eq!(w.kind(), connect4::agents::evaluators::EvalKind::Features);
+    let spec = format!("alphabeta:depth=2,weights={}", out.display());
+    assert!(connect4::agents::build(&spec).is_ok());
+    for (args, why) in [
+        (
+            vec!["--eval", "magic"],
+            "--eval magic: expected windows, local or features",
+        ),
+        (vec!["--agent", "mcts"], "--agent mcts: expected minimax"),
+        (
+            vec!["--eval", "random"],
+            "evaluator 'random' has no weights",
+        ),
+        (vec!["--factor", "2"], "--factor 2"),
+    ] {
+        connect4()
+            .args(["tune", "--iterations", "1", "--pairs", "1"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.join("bad.json"))
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(why));
+        assert!(!dir.join("bad.json").exists(), "{why}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

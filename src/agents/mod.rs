@@ -30,7 +30,9 @@ pub mod mcts;
 pub mod minimax;
 pub mod qlearning;
 pub mod random;
+pub mod selfplay;
 pub mod solver;
+pub mod tune;
 
 pub use evaluators::Evaluator;
 

@@ -1,4 +1,5 @@
-//! The subcommands for people: `solve`, `bench`, `perft` and `train`.
+//! The subcommands for people: `solve`, `bench`, `perft`, `train` and
+//! `tune`.
 //!
 //! Each takes its parsed arguments and writes to stdout; errors travel as
 //! `anyhow` chains to `main`, which prints them.
@@ -13,6 +14,7 @@ pub mod bench;
 pub mod perft;
 pub mod solve;
 pub mod train;
+pub mod tune;
 
 /// A perfect Connect-4 engine. With no subcommand it speaks the line-based
 /// JSON protocol on stdin and stdout.
@@ -42,6 +44,8 @@ pub enum Command {
     /// Train a learning agent.
     #[command(subcommand)]
     Train(train::What),
+    /// Tune an evaluator's weights by self-play.
+    Tune(tune::Args),
 }
 
 /// Runs a subcommand.
@@ -53,6 +57,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Bench(args) => bench::run(&args, &mut out),
         Command::Perft(args) => perft::run(&args, &mut out),
         Command::Train(what) => train::run(&what, &mut out),
+        Command::Tune(args) => tune::run(&args, &mut out),
     };
     match result {
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
