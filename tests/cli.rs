@@ -253,3 +253,79 @@ fn tune_writes_weights_that_an_agent_loads() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn play_runs_a_whole_game_from_piped_input_with_undo_and_hint() {
+    let mut input = String::from("u\nh\n4\nu\n0\nfoo\n");
+    for _ in 0..20 {
+        input.push_str("1\n2\n3\n4\n5\n6\n7\n");
+    }
+    let out = connect4()
+        .args(["play", "--agent", "random:seed=1", "--human", "second"])
+        .args(["--hint-time", "50"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("You play O (moving second) against random:seed=1"),
+        "{out}"
+    );
+    assert!(out.contains("nothing to undo"), "{out}");
+    assert!(out.contains("hint: 1: "), "{out}");
+    assert!(out.contains("took back 2 move(s)"), "{out}");
+    assert!(
+        out.contains("column 0 does not exist on a 7-column board"),
+        "{out}"
+    );
+    assert!(out.contains("'foo' is not a move"), "{out}");
+    assert!(out.contains("engine plays"), "{out}");
+    assert!(
+        ["you win (", "the engine wins (", "draw: the board is full"]
+            .iter()
+            .any(|end| out.contains(end)),
+        "{out}"
+    );
+    assert!(!out.contains('\x1b'), "no colours into a pipe");
+}
+
+#[test]
+fn play_colours_a_terminal_unless_no_color_is_set() {
+    let bin = assert_cmd::cargo::cargo_bin!("connect4")
+        .display()
+        .to_string();
+    let run = |no_color: bool| {
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &format!("{bin} play --agent greedy"), "/dev/null"]);
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        let out = cmd
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("util-linux script is installed");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = run(false);
+    assert!(coloured.contains("\x1b[1;31mX\x1b[0m"), "{coloured}");
+    let plain = run(true);
+    assert!(
+        plain.contains("You play X") && !plain.contains('\x1b'),
+        "{plain}"
+    );
+}
+
+#[test]
+fn play_rejects_a_bad_agent_before_the_game() {
+    connect4()
+        .args(["play", "--agent", "oracle"])
+        .write_stdin("")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--agent: unknown agent 'oracle'"));
+}

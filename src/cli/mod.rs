@@ -1,5 +1,5 @@
-//! The subcommands for people: `solve`, `bench`, `perft`, `train` and
-//! `tune`.
+//! The subcommands for people: `solve`, `bench`, `perft`, `train`, `tune`
+//! and `play`.
 //!
 //! Each takes its parsed arguments and writes to stdout; errors travel as
 //! `anyhow` chains to `main`, which prints them.
@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod perft;
+pub mod play;
 pub mod solve;
 pub mod train;
 pub mod tune;
@@ -46,6 +47,8 @@ pub enum Command {
     Train(train::What),
     /// Tune an evaluator's weights by self-play.
     Tune(tune::Args),
+    /// Play a game in the terminal against any agent.
+    Play(play::Args),
 }
 
 /// Runs a subcommand.
@@ -58,6 +61,10 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Perft(args) => perft::run(&args, &mut out),
         Command::Train(what) => train::run(&what, &mut out),
         Command::Tune(args) => tune::run(&args, &mut out),
+        Command::Play(args) => {
+            drop(out);
+            play::run(&args)
+        }
     };
     match result {
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),

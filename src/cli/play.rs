@@ -1,0 +1,286 @@
+//! `connect4 play`: a game in the terminal against any agent.
+//!
+//! The board is drawn with colours when stdout is a terminal and `NO_COLOR`
+//! is not set; columns are numbered under it. The human types a column
+//! number, `u` to take back their last move and the reply to it, `h` for a
+//! hint (the solver's score of every column), or `q` to quit. Bad input
+//! says why and asks again; the end of input quits.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use connect4::agents::{Agent, player};
+use connect4::grid::to_rows;
+use connect4::search::score::end_ply;
+use connect4::search::{Limits, SearchScore, Searcher};
+use connect4::{Game, Player, Rules, Status};
+
+/// Arguments of `play`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The opponent, as an agent spec.
+    #[arg(long, default_value = "solver")]
+    agent: String,
+    /// Whether you move first or second.
+    #[arg(long, default_value = "first", value_parser = ["first", "second"])]
+    human: String,
+    /// Board as COLUMNSxROWSxINAROW.
+    #[arg(long, default_value = "7x6x4")]
+    rules: Rules,
+    /// Time per engine move, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    movetime: u64,
+    /// Time for a hint, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    hint_time: u64,
+}
+
+/// The terminal game's state.
+struct Play<'a, W: Write> {
+    out: &'a mut W,
+    colour: bool,
+    game: Game,
+    human: Player,
+    agent: Box<dyn Agent>,
+    limits: Limits,
+    hint_limits: Limits,
+    hints: Option<Searcher>,
+}
+
+/// Runs a game on the process's terminal (or pipes).
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    play(args, &mut stdin.lock(), &mut stdout.lock(), colour)
+}
+
+/// Runs a game reading `input` and writing `out`.
+pub fn play(
+    args: &Args,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    colour: bool,
+) -> Result<ExitCode> {
+    let agent = match player(&args.agent) {
+        Ok(agent) => agent,
+        Err(e) => bail!("--agent: {e}"),
+    };
+    if let Err(why) = agent.check_rules(args.rules) {
+        bail!("--agent: {why}");
+    }
+    let mut play = Play {
+        out,
+        colour,
+        game: Game::new(args.rules),
+        human: if args.human == "first" {
+            Player::First
+        } else {
+            Player::Second
+        },
+        agent,
+        limits: Limits::time(Duration::from_millis(args.movetime)),
+        hint_limits: Limits::time(Duration::from_millis(args.hint_time)),
+        hints: None,
+    };
+    play.run(input)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+impl<W: Write> Play<'_, W> {
+    fn run(&mut self, input: &mut impl BufRead) -> Result<()> {
+        let cols = self.game.rules().columns();
+        writeln!(
+            self.out,
+            "You play {} against {}. Enter a column (1-{cols}), u to undo, h for a hint, q to quit.",
+            self.stone_name(self.human),
+            self.agent.spec()
+        )?;
+        let mut shown: Option<Vec<u32>> = None;
+        loop {
+            if self.game.side_to_move() != self.human && self.game.status() == Status::Ongoing {
+                self.engine_move()?;
+            }
+            // Draw the board when it changed, not after every bad input.
+            if shown.as_deref() != Some(self.game.moves()) {
+                self.draw()?;
+                shown = Some(self.game.moves().to_vec());
+            }
+            if self.finished()? {
+                return Ok(());
+            }
+            write!(self.out, "your move> ")?;
+            self.out.flush()?;
+            let mut line = String::new();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(self.out)?;
+                return Ok(());
+            }
+            match line.trim() {
+                "q" | "quit" => return Ok(()),
+                "u" | "undo" => self.undo()?,
+                "h" | "hint" => self.hint()?,
+                "" => {}
+                text => match text.parse::<i64>() {
+                    Ok(c) => {
+                        if let Err(e) = self.game.play(c) {
+                            writeln!(self.out, "{e}")?;
+                        }
+                    }
+                    Err(_) => writeln!(
+                        self.out,
+                        "'{text}' is not a move: enter a column from 1 to {cols}, u, h or q"
+                    )?,
+                },
+            }
+        }
+    }
+
+    /// Lets the agent move and shows its thinking.
+    fn engine_move(&mut self) -> Result<()> {
+        let start = Instant::now();
+        let m = self.agent.choose(self.game.position(), &self.limits, None);
+        let secs = start.elapsed().as_secs_f64();
+        self.game
+            .play(i64::from(m.column) + 1)
+            .expect("agents play legal moves");
+        let value = m.value.map_or("-".to_string(), |v| format!("{v:+}"));
+        writeln!(
+            self.out,
+            "engine plays {} (depth {}, score {value}, {} nodes, {secs:.2} s)",
+            m.column + 1,
+            m.depth,
+            m.nodes
+        )?;
+        Ok(())
+    }
+
+    /// Takes back the human's last move and the reply to it.
+    fn undo(&mut self) -> Result<()> {
+        let moves = self.game.moves().to_vec();
+        // The human's last move is the last one at a ply of their colour.
+        let human_parity = if self.human == Player::First { 0 } else { 1 };
+        let Some(last) = (0..moves.len()).rev().find(|i| i % 2 == human_parity) else {
+            writeln!(self.out, "nothing to undo")?;
+            return Ok(());
+        };
+        let mut game = Game::new(self.game.rules());
+        for &c in &moves[..last] {
+            game.play(i64::from(c) + 1)
+                .expect("a replay of legal moves");
+        }
+        self.game = game;
+        writeln!(self.out, "took back {} move(s)", moves.len() - last)?;
+        Ok(())
+    }
+
+    /// Shows the solver's score of every column.
+    fn hint(&mut self) -> Result<()> {
+        let p = *self.game.position();
+        if p.is_over() {
+            return Ok(());
+        }
+        let searcher = self.hints.get_or_insert_with(|| Searcher::new(64));
+        let scores = searcher.analyze(&p, &self.hint_limits, None);
+        let mut text = String::from("hint:");
+        for (c, s) in scores {
+            text.push_str(&format!(" {}: {}", c + 1, describe(&p, s)));
+            text.push(';');
+        }
+        text.pop();
+        writeln!(self.out, "{text}")?;
+        Ok(())
+    }
+
+    /// Prints the result if the game is over.
+    fn finished(&mut self) -> Result<bool> {
+        let text = match self.game.status() {
+            Status::Ongoing => return Ok(false),
+            Status::Draw => "draw: the board is full".to_string(),
+            Status::Won(w) if w == self.human => format!("you win ({})", self.game.move_string()),
+            Status::Won(_) => format!("the engine wins ({})", self.game.move_string()),
+        };
+        writeln!(self.out, "{text}")?;
+        Ok(true)
+    }
+
+    /// The human's stone and turn, for the greeting.
+    fn stone_name(&self, p: Player) -> String {
+        let turn = match p {
+            Player::First => "moving first",
+            Player::Second => "moving second",
+        };
+        format!("{} ({turn})", self.stone(p))
+    }
+
+    /// A stone as drawn.
+    fn stone(&self, p: Player) -> &'static str {
+        match (p, self.colour) {
+            (Player::First, false) => "X",
+            (Player::Second, false) => "O",
+            (Player::First, true) => "\x1b[1;31mX\x1b[0m",
+            (Player::Second, true) => "\x1b[1;33mO\x1b[0m",
+        }
+    }
+
+    fn draw(&mut self) -> Result<()> {
+        let mut text = String::new();
+        for row in to_rows(self.game.position()) {
+            let cells: Vec<&str> = row
+                .iter()
+                .map(|v| match v {
+                    1 => self.stone(Player::First),
+                    2 => self.stone(Player::Second),
+                    _ => ".",
+                })
+                .collect();
+            text.push_str(&format!("  {}\n", cells.join(" ")));
+        }
+        let numbers: Vec<String> = (1..=self.game.rules().columns())
+            .map(|c| c.to_string())
+            .collect();
+        text.push_str(&format!("  {}\n", numbers.join(" ")));
+        write!(self.out, "{text}")?;
+        Ok(())
+    }
+}
+
+/// A score for people: who wins and when, or a heuristic estimate.
+fn describe(p: &connect4::Position, s: SearchScore) -> String {
+    if !s.exact {
+        return format!("about {:+}", s.value);
+    }
+    match (s.value, end_ply(p, s.value)) {
+        (0, _) => "draw".into(),
+        (v, Some(end)) => {
+            let plies = end - p.moves_played();
+            format!("{} in {} plies", if v > 0 { "win" } else { "loss" }, plies)
+        }
+        (v, None) => (if v > 0 { "win" } else { "loss" }).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_only_when_asked() {
+        let args = Args {
+            agent: "greedy".into(),
+            human: "first".into(),
+            rules: Rules::STANDARD,
+            movetime: 10,
+            hint_time: 10,
+        };
+        let run = |colour| {
+            let mut out = Vec::new();
+            play(&args, &mut "4\nq\n".as_bytes(), &mut out, colour).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert!(run(true).contains("\x1b[1;31mX\x1b[0m"));
+        assert!(!run(false).contains('\x1b'));
+    }
+}
