@@ -1,4 +1,7 @@
 //! Engine specifications: `name=X,cmd=PATH,arg=A,movetime=MS,depth=D,nodes=N,option.NAME=V`.
+//!
+//! A value holding commas goes in single or double quotes:
+//! `option.agent='alphabeta:depth=4,eval=local'`.
 
 use std::str::FromStr;
 
@@ -39,11 +42,14 @@ impl FromStr for EngineSpec {
             nodes: None,
             options: Vec::new(),
         };
-        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+        for part in split_outside_quotes(s)?
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+        {
             let (key, value) = part
                 .split_once('=')
                 .ok_or_else(|| format!("'{part}': expected KEY=VALUE (keys: {KEYS})"))?;
-            let (key, value) = (key.trim(), value.trim());
+            let (key, value) = (key.trim(), unquote(value.trim()));
             let number = |v: &str| -> Result<u64, String> {
                 v.parse::<u64>()
                     .ok()
@@ -78,6 +84,40 @@ impl FromStr for EngineSpec {
     }
 }
 
+/// Splits at the commas that are not inside quotes.
+fn split_outside_quotes(s: &str) -> Result<Vec<String>, String> {
+    let mut parts = vec![String::new()];
+    let mut quote: Option<char> = None;
+    for ch in s.chars() {
+        match (quote, ch) {
+            (None, ',') => parts.push(String::new()),
+            (None, '\'' | '"') => {
+                quote = Some(ch);
+                parts.last_mut().expect("never empty").push(ch);
+            }
+            (Some(q), c) if c == q => {
+                quote = None;
+                parts.last_mut().expect("never empty").push(ch);
+            }
+            _ => parts.last_mut().expect("never empty").push(ch),
+        }
+    }
+    match quote {
+        Some(q) => Err(format!("'{s}': a {q} quote is not closed")),
+        None => Ok(parts),
+    }
+}
+
+/// A value without its surrounding quotes.
+fn unquote(v: &str) -> &str {
+    for q in ['\'', '"'] {
+        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +144,20 @@ mod tests {
                 .parse::<EngineSpec>()
                 .unwrap_err()
                 .contains("positive integer")
+        );
+        let q: EngineSpec = "cmd=x,option.agent='alphabeta:depth=4,eval=local',name=\"a,b\""
+            .parse()
+            .unwrap();
+        assert_eq!(
+            q.options,
+            vec![("agent".to_string(), Value::from("alphabeta:depth=4,eval=local"))]
+        );
+        assert_eq!(q.name, "a,b");
+        assert!(
+            "cmd=x,option.agent='mcts"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("quote is not closed")
         );
         assert!(
             "cmd=x,colour=red"
