@@ -351,3 +351,35 @@ fn bad_q_models_are_errors_that_say_why() {
     assert!(e.contains("a model file is required"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_agent_answers_at_once_when_stopped_and_keeps_a_time_limit() {
+    use std::time::{Duration, Instant};
+    let deep = [
+        "minimax:depth=12",
+        "alphabeta:depth=20",
+        "expectimax:depth=12",
+        "mcts:simulations=100000000",
+        "solver",
+    ];
+    let p = Position::new(Rules::STANDARD);
+    for spec in SPECS.iter().chain(&deep) {
+        let mut a = connect4::agents::player(spec).unwrap();
+        let stop = Arc::new(AtomicBool::new(true));
+        let t = Instant::now();
+        let m = a.choose(&p, &Limits::none(), Some(stop));
+        assert!(p.can_play(m.column), "{spec}");
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "{spec} ignored the stop flag"
+        );
+        let t = Instant::now();
+        let m = a.choose(&p, &Limits::time(Duration::from_millis(30)), None);
+        assert!(p.can_play(m.column), "{spec}");
+        // Generous: the test checks that the limit is kept, not the speed.
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "{spec} ignored a 30 ms limit"
+        );
+    }
+}

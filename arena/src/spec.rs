@@ -150,7 +150,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             q.options,
-            vec![("agent".to_string(), Value::from("alphabeta:depth=4,eval=local"))]
+            vec![(
+                "agent".to_string(),
+                Value::from("alphabeta:depth=4,eval=local")
+            )]
         );
         assert_eq!(q.name, "a,b");
         assert!(
