@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 fn agent(spec: &str) -> Box<dyn Agent> {
-    build(spec).unwrap().expect("not the solver")
+    connect4::agents::player(spec).unwrap()
 }
 
 /// Random positions that are not over.
@@ -144,7 +144,7 @@ fn mcts_reuses_the_subtree_of_the_expected_reply() {
 fn minimax_and_alphabeta_agree_and_alphabeta_visits_fewer_nodes() {
     let (mut mm_nodes, mut ab_nodes) = (0, 0);
     for p in positions(Rules::STANDARD, 25, 11) {
-        for depth in 1..=4 {
+        for depth in 1..=5 {
             let mut mm = agent("minimax:eval=windows");
             let mut ab = agent("alphabeta:eval=windows");
             let a = mm.choose(&p, &Limits::depth(depth), None);
@@ -203,6 +203,7 @@ fn agents_beat_random_and_alphabeta_beats_greedy() {
         "alphabeta:depth=3,eval=features",
         "expectimax:depth=3",
         "mcts:simulations=300,seed=2",
+        "solver:nodes=20000",
     ] {
         let (wins, games) = match_score(spec, "random:seed=1", 10);
         assert!(wins >= 19, "{spec} won {wins} of {games} against random");
