@@ -114,10 +114,15 @@ impl Engine {
         }
     }
 
-    /// A new game on `rules`: the tables are cleared.
-    pub fn new_game(&mut self, rules: Rules) {
+    /// A new game on `rules`: the tables are cleared and the agent hears of
+    /// it (with the game's seed, if any).
+    pub fn new_game(&mut self, rules: Rules, seed: Option<u64>) {
         self.stop();
-        self.players().searcher.clear();
+        let players = self.players();
+        players.searcher.clear();
+        if let Some(agent) = &mut players.agent {
+            agent.new_game(seed);
+        }
         self.game = Game::new(rules);
     }
 

@@ -390,3 +390,37 @@ fn end_of_input_stops_an_unlimited_solver_search_whatever_the_spec_spelling() {
         "{rest:?}"
     );
 }
+
+#[test]
+fn a_newgame_seed_replays_a_random_agent_whatever_came_before() {
+    let mut e = Driver::start_with(&["--agent", "random:seed=3"]);
+    let mut game = |seed: Option<u64>| {
+        let newgame = match seed {
+            Some(s) => format!(r#"{{"cmd":"newgame","seed":{s}}}"#),
+            None => r#"{"cmd":"newgame"}"#.to_string(),
+        };
+        e.send(&newgame);
+        assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+        let mut moves = String::new();
+        // Six plies: no game can end before the seventh.
+        for _ in 0..6 {
+            e.send(&format!(r#"{{"cmd":"position","moves":"{moves}"}}"#));
+            assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+            e.send(r#"{"cmd":"go"}"#);
+            match e.recv_final() {
+                Reply::Bestmove { column, .. } => moves.push_str(&column.to_string()),
+                other => panic!("{other:?}"),
+            }
+        }
+        moves
+    };
+    let a = game(Some(11));
+    let noise = game(None);
+    let b = game(Some(11));
+    let c = game(Some(12));
+    assert_eq!(
+        a, b,
+        "the same game seed replays the game ({noise} in between)"
+    );
+    assert_ne!(a, c);
+}

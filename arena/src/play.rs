@@ -186,7 +186,7 @@ pub fn play_game(rules: Rules, opening: &str, first: &mut Seat, second: &mut Sea
     let newgame = |seat: &mut Seat| {
         seat.expect_ok(Request {
             id: None,
-            command: Command::NewGame { rules },
+            command: Command::NewGame { rules, seed: None },
         })
     };
     let outcome = 'game: {

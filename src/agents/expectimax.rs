@@ -95,6 +95,12 @@ impl Agent for ExpectimaxAgent {
         self.spec.clone()
     }
 
+    fn new_game(&mut self, seed: Option<u64>) {
+        if let Some(game) = seed {
+            self.eval.new_game(game);
+        }
+    }
+
     fn choose(
         &mut self,
         p: &Position,

@@ -59,6 +59,7 @@ struct Node {
 /// Monte Carlo tree search with UCB1.
 pub struct MctsAgent {
     spec: String,
+    seed: u64,
     simulations: u64,
     c: f64,
     rollout: Rollout,
@@ -95,13 +96,15 @@ impl MctsAgent {
             "centre" | "center" => Rollout::Centre,
             other => return Err(bad("rollout", other.into(), "expected uniform or centre")),
         };
+        let seed = spec.get("seed", 0, "expected an unsigned integer")?;
         Ok(MctsAgent {
             spec: spec.to_string(),
+            seed,
             simulations,
             c,
             rollout,
             reuse: spec.get("reuse", true, "expected true or false")?,
-            rng: StdRng::seed_from_u64(spec.get("seed", 0, "expected an unsigned integer")?),
+            rng: StdRng::seed_from_u64(seed),
             nodes: Vec::new(),
             root: None,
         })
@@ -267,6 +270,14 @@ impl MctsAgent {
 impl Agent for MctsAgent {
     fn spec(&self) -> String {
         self.spec.clone()
+    }
+
+    fn new_game(&mut self, seed: Option<u64>) {
+        self.nodes.clear();
+        self.root = None;
+        if let Some(game) = seed {
+            self.rng = StdRng::seed_from_u64(super::game_seed(self.seed, game));
+        }
     }
 
     fn choose(

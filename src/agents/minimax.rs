@@ -129,6 +129,12 @@ impl Agent for MinimaxAgent {
         self.spec.clone()
     }
 
+    fn new_game(&mut self, seed: Option<u64>) {
+        if let Some(game) = seed {
+            self.eval.new_game(game);
+        }
+    }
+
     fn choose(
         &mut self,
         p: &Position,

@@ -57,6 +57,11 @@ pub trait Agent: Send {
     /// Chooses a move in `p` (which is not over).
     fn choose(&mut self, p: &Position, limits: &Limits, stop: Option<Arc<AtomicBool>>)
     -> AgentMove;
+    /// A new game starts: forget per-game state, and reseed from `seed`
+    /// (mixed with the agent's own seed) if given.
+    fn new_game(&mut self, seed: Option<u64>) {
+        let _ = seed;
+    }
     /// Whether the agent can play on `rules`; the error says why not (a
     /// learned model made for another board).
     fn check_rules(&self, rules: Rules) -> Result<(), String> {
@@ -234,6 +239,16 @@ pub(crate) fn deepen(
             depth: 0,
         },
     }
+}
+
+/// The seed of a game for an agent whose own seed is `own`: both mixed, so
+/// agents with different seeds still differ in the same game.
+pub(crate) fn game_seed(own: u64, game: u64) -> u64 {
+    // SplitMix64's finaliser over the pair.
+    let mut z = own ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The column of `pool` (a set of playable cells) nearest the centre, the

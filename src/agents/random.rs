@@ -41,6 +41,12 @@ impl Agent for RandomAgent {
         format!("random:seed={}", self.seed)
     }
 
+    fn new_game(&mut self, seed: Option<u64>) {
+        if let Some(game) = seed {
+            self.rng = StdRng::seed_from_u64(super::game_seed(self.seed, game));
+        }
+    }
+
     fn choose(&mut self, p: &Position, _: &Limits, _: Option<Arc<AtomicBool>>) -> AgentMove {
         let moves = p.legal_moves();
         AgentMove {

@@ -52,6 +52,10 @@ pub enum Command {
         /// Board and line length; the standard game if absent.
         #[serde(default)]
         rules: Rules,
+        /// A seed for this game: agents that draw random numbers reseed
+        /// from it, so a game replays whatever the engine played before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed: Option<u64>,
     },
     /// Set the position.
     Position(PositionRequest),

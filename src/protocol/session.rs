@@ -178,8 +178,8 @@ impl Session {
                 self.send(Reply::Ok { id, state: None });
                 return Flow::Quit;
             }
-            Command::NewGame { rules } => {
-                self.engine.new_game(rules);
+            Command::NewGame { rules, seed } => {
+                self.engine.new_game(rules, seed);
                 Some(self.state_reply(id))
             }
             Command::Position(p) => Some(self.position(id, p)),

@@ -43,6 +43,7 @@ use crate::position::Position;
 /// An evaluator: its weights, the masks of the last board size seen, and a
 /// generator for `random`.
 pub struct Evaluator {
+    seed: u64,
     weights: Weights,
     geometry: Option<Geometry>,
     rng: StdRng,
@@ -55,6 +56,7 @@ impl Evaluator {
     /// An evaluator with the given weights; `seed` drives `random`.
     pub fn new(weights: Weights, seed: u64) -> Evaluator {
         Evaluator {
+            seed,
             weights,
             geometry: None,
             rng: StdRng::seed_from_u64(seed),
@@ -117,6 +119,11 @@ impl Evaluator {
         }
         let seed = spec.get("seed", 0, "expected an unsigned integer")?;
         Ok(Evaluator::new(weights, seed))
+    }
+
+    /// Reseeds `random` for a new game.
+    pub fn new_game(&mut self, game: u64) {
+        self.rng = StdRng::seed_from_u64(crate::agents::game_seed(self.seed, game));
     }
 
     /// The weights in use.
