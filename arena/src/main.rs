@@ -1,47 +1,73 @@
-//! `connect4-arena`: matches between engine processes that speak the
-//! connect4 protocol.
+//! `connect4-arena`: matches, tournaments and grading between engine
+//! processes that speak the connect4 protocol.
 //!
 //! With no arguments it plays a short demonstration match between two
 //! engines built from this repository: the arena binary serves the engine
 //! protocol itself (`connect4-arena engine`) and spawns copies of itself.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use connect4::{Game, Player, Rules};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 
+mod compliance;
+mod grade;
+mod log;
+mod match_run;
 mod play;
 mod process;
+mod report;
+mod runner;
+mod schedule;
 mod spec;
 mod stats;
 
-use play::{GameRecord, Seat, play_game};
-use spec::EngineSpec;
-use stats::Tally;
+use match_run::{RunArgs, run_games};
+use schedule::Mode;
 
-/// Matches between Connect-4 engine processes. With no subcommand, a short
-/// demonstration match between two engines built from this repository.
+/// Matches, tournaments and grading between Connect-4 engine processes that
+/// speak the connect4 protocol. With no subcommand, a short demonstration
+/// match between two engines built from this repository.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about, after_help = ENGINE_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
 }
 
+/// How engines are given, shown under every command's help.
+const ENGINE_HELP: &str = "\
+Engines: --engine 'name=NAME,cmd=PROGRAM,arg=ARG,...,LIMIT,option.NAME=VALUE'
+  LIMIT: movetime=MS | depth=N | nodes=N | tc=SECONDS+INCREMENT (default movetime=100);
+  margin=MS overrides --time-margin; option.agent='alphabeta:depth=4' sets an engine
+  option; quote values that hold commas; cmd=self runs this binary's built-in engine.
+Forfeits: illegal move, time, crash, stall (no reply, or no pong during a search),
+  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C stops starting games
+  and finishes the running ones (twice: abandons them); the log keeps every finished
+  game and running again with the same --log resumes.";
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Play a match between two engines: game pairs from the same opening
     /// with colours swapped.
+    #[command(after_help = ENGINE_HELP)]
     Match(MatchArgs),
+    /// A round robin or gauntlet between three or more engines, with a
+    /// crosstable.
+    #[command(after_help = ENGINE_HELP)]
+    Tournament(TournamentArgs),
+    /// Combine the logs of shards (or of any runs of the same schedule) and
+    /// print their results.
+    Merge(MergeArgs),
+    /// Grade an engine as a course autograder does and write Gradescope's
+    /// results.json.
+    #[command(after_help = ENGINE_HELP)]
+    Grade(grade::Args),
+    /// Check an engine's protocol compliance and print each check.
+    #[command(after_help = ENGINE_HELP)]
+    Compliance(compliance::Args),
     /// Serve the engine protocol on stdin/stdout (used to spawn copies of
     /// this binary as engines: cmd=self in a spec).
     #[command(hide = true)]
@@ -50,31 +76,44 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct MatchArgs {
-    /// An engine: name=X,cmd=PATH,arg=A,...,movetime=MS|depth=D|nodes=N,option.NAME=V
-    /// (cmd=self runs this binary's built-in engine). Give it twice.
-    #[arg(long = "engine", required = true, num_args = 1)]
+    /// An engine (see below). Give it twice.
+    #[arg(long = "engine", required = true)]
     engines: Vec<String>,
-    /// Games to play (rounded up to whole colour-swapped pairs).
-    #[arg(long, default_value_t = 20)]
-    games: u32,
-    /// A file of opening move strings, one per line (else generated).
+    /// Stop early once an SPRT decides: elo0=0,elo1=10[,alpha=0.05,beta=0.05]
+    /// (logistic Elo; pentanomial model).
     #[arg(long)]
-    openings: Option<PathBuf>,
-    /// Plies of each generated opening.
-    #[arg(long, default_value_t = 2)]
-    opening_plies: u32,
-    /// Seed of the generated openings.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Games played at once (each with its own engine processes).
+    sprt: Option<String>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Args)]
+struct TournamentArgs {
+    /// An engine (see below). Give it three or more times.
+    #[arg(long = "engine", required = true)]
+    engines: Vec<String>,
+    /// round-robin: everyone against everyone; gauntlet: the first engine
+    /// against each of the others.
+    #[arg(long, default_value = "round-robin", value_parser = ["round-robin", "gauntlet"])]
+    mode: String,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// The logs to combine.
+    #[arg(required = true)]
+    logs: Vec<PathBuf>,
+    /// Apply an SPRT to the merged results: elo0=..,elo1=..[,alpha=..,beta=..].
     #[arg(long)]
-    concurrency: Option<usize>,
-    /// Board as COLUMNSxROWSxINAROW.
-    #[arg(long, default_value = "7x6x4")]
-    rules: Rules,
-    /// Append one JSON line per finished game to this file.
+    sprt: Option<String>,
+    /// Write the results as JSON.
     #[arg(long)]
-    log: Option<PathBuf>,
+    summary: Option<PathBuf>,
+    /// Write the per-pairing results as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -83,26 +122,29 @@ fn main() -> ExitCode {
         Some(Cmd::Engine) => connect4::protocol::run_session(
             io::stdin().lock(),
             io::stdout(),
-            connect4::protocol::SessionOptions::default(),
+            connect4::protocol::SessionOptions {
+                on_output_closed: Box::new(|| std::process::exit(0)),
+                ..connect4::protocol::SessionOptions::default()
+            },
         )
+        .map(|()| ExitCode::SUCCESS)
         .map_err(Into::into),
-        Some(Cmd::Match(args)) => run_match(&args),
-        None => run_match(&MatchArgs {
+        Some(Cmd::Match(args)) => match_command(&args),
+        Some(Cmd::Tournament(args)) => tournament_command(&args),
+        Some(Cmd::Merge(args)) => merge_command(&args),
+        Some(Cmd::Grade(args)) => grade::run(&args),
+        Some(Cmd::Compliance(args)) => compliance::run(&args),
+        None => match_command(&MatchArgs {
             engines: vec![
                 "name=solver,cmd=self,movetime=50".into(),
                 "name=alphabeta-4,cmd=self,movetime=1000,option.agent=alphabeta:depth=4".into(),
             ],
-            games: 20,
-            openings: None,
-            opening_plies: 2,
-            seed: 1,
-            concurrency: None,
-            rules: Rules::STANDARD,
-            log: None,
+            sprt: None,
+            run: RunArgs::demo(),
         }),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("connect4-arena: {e:#}");
             ExitCode::FAILURE
@@ -110,281 +152,120 @@ fn main() -> ExitCode {
     }
 }
 
-/// The openings of the match: from a file, or `count` distinct random
-/// openings of `plies` plies that do not end the game.
-fn openings(args: &MatchArgs, count: usize) -> Result<Vec<String>> {
-    if let Some(path) = &args.openings {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let moves = line.split_whitespace().next().unwrap_or("");
-            if line.trim().is_empty() || line.trim_start().starts_with('#') {
-                continue;
-            }
-            let game = Game::from_move_string(args.rules, moves)
-                .with_context(|| format!("{}:{}: opening '{moves}'", path.display(), i + 1))?;
-            if game.position().is_over() {
-                bail!(
-                    "{}:{}: opening '{moves}' already ends the game",
-                    path.display(),
-                    i + 1
-                );
-            }
-            out.push(game.move_string());
-        }
-        if out.is_empty() {
-            bail!("{}: no openings", path.display());
-        }
-        return Ok(out);
-    }
-    let mut rng = StdRng::seed_from_u64(args.seed);
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut tries = 0;
-    while out.len() < count && tries < count * 100 {
-        tries += 1;
-        let mut game = Game::new(args.rules);
-        for _ in 0..args.opening_plies {
-            let moves = game.position().legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let c = moves[rng.random_range(0..moves.len())];
-            game.play(i64::from(c) + 1).expect("a legal move");
-        }
-        if !game.position().is_over() && seen.insert(game.move_string()) {
-            out.push(game.move_string());
+/// Parses `elo0=0,elo1=10,alpha=0.05,beta=0.05`.
+fn parse_sprt(text: &str) -> Result<stats::Sprt> {
+    let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .with_context(|| format!("--sprt '{part}': expected KEY=VALUE"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--sprt '{part}': not a number"))?;
+        match k.trim() {
+            "elo0" => elo0 = Some(v),
+            "elo1" => elo1 = Some(v),
+            "alpha" => alpha = v,
+            "beta" => beta = v,
+            other => bail!("--sprt: unknown key '{other}' (keys: elo0, elo1, alpha, beta)"),
         }
     }
-    // Fewer distinct openings than pairs: cycle through them.
-    let distinct = out.len().max(1);
-    while out.len() < count {
-        out.push(out[out.len() % distinct].clone());
-    }
-    Ok(out)
+    let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
+        bail!("--sprt '{text}': elo0 and elo1 are required, as in elo0=0,elo1=10");
+    };
+    stats::Sprt::new(elo0, elo1, alpha, beta).map_err(anyhow::Error::msg)
 }
 
-/// A finished game of the schedule.
-struct Finished {
-    index: usize,
-    first: usize,
-    record: GameRecord,
-}
-
-fn run_match(args: &MatchArgs) -> Result<()> {
+fn match_command(args: &MatchArgs) -> Result<ExitCode> {
     if args.engines.len() != 2 {
         bail!(
-            "a match needs exactly two --engine specs, found {}",
+            "a match needs exactly two --engine specs, found {} (use tournament for more)",
             args.engines.len()
         );
     }
-    let specs: Vec<EngineSpec> = args
-        .engines
-        .iter()
-        .map(|s| s.parse::<EngineSpec>().map_err(anyhow::Error::msg))
-        .collect::<Result<_>>()
-        .context("--engine")?;
-    let pairs = args.games.div_ceil(2).max(1) as usize;
-    let openings = openings(args, pairs)?;
-    // Game 2k and 2k+1 share opening k; engine 0 moves first in the even one.
-    let schedule: VecDeque<(usize, String, usize)> = (0..pairs * 2)
-        .map(|i| (i, openings[(i / 2) % openings.len()].clone(), i % 2))
-        .collect();
-    let total = schedule.len();
-    let workers = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, total);
-    println!(
-        "{} vs {}: {total} games ({pairs} colour-swapped pairs), {workers} at once, rules {}",
-        specs[0].name, specs[1].name, args.rules
-    );
-    let queue = Arc::new(Mutex::new(schedule));
-    let (tx, rx) = mpsc::channel::<Finished>();
-    let mut handles = Vec::new();
-    for _ in 0..workers {
-        let queue = Arc::clone(&queue);
-        let tx = tx.clone();
-        let specs = specs.clone();
-        let rules = args.rules;
-        handles.push(std::thread::spawn(move || {
-            let mut seats = [Seat::new(specs[0].clone()), Seat::new(specs[1].clone())];
-            loop {
-                let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
-                let Some((index, opening, first)) = job else {
-                    break;
-                };
-                let [a, b] = &mut seats;
-                let record = if first == 0 {
-                    play_game(rules, &opening, a, b)
-                } else {
-                    play_game(rules, &opening, b, a)
-                };
-                if tx
-                    .send(Finished {
-                        index,
-                        first,
-                        record,
-                    })
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        }));
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    run_games(&args.engines, Mode::RoundRobin, &args.run, sprt)
+}
+
+fn tournament_command(args: &TournamentArgs) -> Result<ExitCode> {
+    if args.engines.len() < 3 {
+        bail!(
+            "a tournament needs three or more --engine specs, found {} (use match for two)",
+            args.engines.len()
+        );
     }
-    drop(tx);
-    let mut log = match &args.log {
-        Some(path) => Some(BufWriter::new(
-            File::options()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("opening the log {}", path.display()))?,
-        )),
-        None => None,
+    let mode = if args.mode == "gauntlet" {
+        Mode::Gauntlet
+    } else {
+        Mode::RoundRobin
     };
-    let mut tally = Tally::default();
-    let mut per_engine: [EngineFigures; 2] = Default::default();
-    let mut done = 0;
-    for f in rx {
-        done += 1;
-        let names = [&specs[f.first].name, &specs[1 - f.first].name];
-        let result = match f.record.outcome.winner {
-            Some(Player::First) => "1-0",
-            Some(Player::Second) => "0-1",
-            None => "1/2-1/2",
-        };
-        // From engine 0's view.
-        let engine0_won = f
-            .record
-            .outcome
-            .winner
-            .map(|w| (w == Player::First) == (f.first == 0));
-        match engine0_won {
-            Some(true) => tally.wins += 1,
-            Some(false) => tally.losses += 1,
-            None => tally.draws += 1,
+    run_games(&args.engines, mode, &args.run, None)
+}
+
+fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let mut games: Vec<log::GameLine> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut duplicates = 0;
+    for path in &args.logs {
+        if !path.exists() {
+            bail!("{}: no such log", path.display());
         }
-        for (ply, m) in f.record.plies.iter().enumerate() {
-            // Plies alternate starting with the side to move after the opening.
-            let opening_len = f.record.opening.len();
-            let mover_is_first = (opening_len + ply) % 2 == 0;
-            let engine = if mover_is_first == (f.first == 0) {
-                0
-            } else {
-                1
-            };
-            per_engine[engine].add_move(m);
-        }
-        for (seat, engine) in [(Player::First, f.first), (Player::Second, 1 - f.first)] {
-            per_engine[engine].games += 1;
-            if f.record.outcome.winner == Some(seat.other())
-                && !matches!(f.record.outcome.reason.as_str(), "line")
+        for g in log::read(path)? {
+            if let Some(first) = games.first()
+                && first.run != g.run
             {
-                *per_engine[engine]
-                    .forfeits
-                    .entry(f.record.outcome.reason.clone())
-                    .or_default() += 1;
+                bail!(
+                    "{}: game {} belongs to run {}, the other logs to run {}: only logs of the same \
+                     schedule (engines, openings, games) can be merged",
+                    path.display(),
+                    g.game,
+                    g.run,
+                    first.run
+                );
             }
-        }
-        if let Some(log) = &mut log {
-            let line = serde_json::json!({
-                "game": f.index + 1,
-                "first": names[0],
-                "second": names[1],
-                "opening": f.record.opening,
-                "moves": f.record.moves,
-                "result": result,
-                "reason": f.record.outcome.reason,
-                "detail": f.record.outcome.detail,
-                "plies": f.record.plies,
-            });
-            writeln!(log, "{line}")?;
-            log.flush()?;
-        }
-        eprintln!(
-            "game {done}/{total}: {} vs {} {result} ({}) after {} | {} score {:.1}/{}",
-            names[0],
-            names[1],
-            f.record.outcome.reason,
-            f.record.moves,
-            specs[0].name,
-            f64::from(tally.wins) + f64::from(tally.draws) / 2.0,
-            tally.games()
-        );
-    }
-    for h in handles {
-        h.join().ok();
-    }
-    print_table(&specs, &tally, &per_engine);
-    Ok(())
-}
-
-/// What one engine did over the match.
-#[derive(Default)]
-struct EngineFigures {
-    games: u32,
-    moves: u32,
-    time_ms: f64,
-    nodes: u64,
-    depth: u64,
-    forfeits: BTreeMap<String, u32>,
-}
-
-impl EngineFigures {
-    fn add_move(&mut self, m: &play::MoveRecord) {
-        self.moves += 1;
-        self.time_ms += m.time_ms;
-        self.nodes += m.nodes;
-        self.depth += u64::from(m.depth);
-    }
-}
-
-fn print_table(specs: &[EngineSpec], tally: &Tally, per_engine: &[EngineFigures; 2]) {
-    let (elo, low, high) = tally.elo();
-    println!();
-    println!(
-        "{} vs {}: +{} ={} -{} ({} games), score {:.3}",
-        specs[0].name,
-        specs[1].name,
-        tally.wins,
-        tally.draws,
-        tally.losses,
-        tally.games(),
-        tally.score()
-    );
-    println!(
-        "Elo difference {elo:+.1} [95%: {low:+.1}, {high:+.1}], LOS {:.1}%, draw ratio {:.1}%",
-        tally.los() * 100.0,
-        f64::from(tally.draws) * 100.0 / f64::from(tally.games().max(1))
-    );
-    println!();
-    println!(
-        "{:<16} {:>6} {:>11} {:>13} {:>14} {:>10}  forfeits",
-        "engine", "games", "moves/game", "ms/move", "nodes/move", "depth"
-    );
-    for (spec, f) in specs.iter().zip(per_engine) {
-        let moves = f64::from(f.moves.max(1));
-        let forfeits: Vec<String> = f
-            .forfeits
-            .iter()
-            .map(|(r, n)| format!("{r}: {n}"))
-            .collect();
-        println!(
-            "{:<16} {:>6} {:>11.1} {:>13.2} {:>14.0} {:>10.1}  {}",
-            spec.name,
-            f.games,
-            f64::from(f.moves) / f64::from(f.games.max(1)),
-            f.time_ms / moves,
-            f.nodes as f64 / moves,
-            f.depth as f64 / moves,
-            if forfeits.is_empty() {
-                "none".to_string()
+            if seen.insert(g.game) {
+                games.push(g);
             } else {
-                forfeits.join(", ")
+                duplicates += 1;
             }
-        );
+        }
     }
+    if games.is_empty() {
+        bail!("the logs hold no games");
+    }
+    games.sort_by_key(|g| g.game);
+    // Engines and pairings as they appear, in order of first appearance.
+    let mut engines: Vec<String> = Vec::new();
+    let mut pairings: Vec<(usize, usize)> = Vec::new();
+    for g in &games {
+        for n in [&g.first, &g.second] {
+            if !engines.contains(n) {
+                engines.push(n.clone());
+            }
+        }
+        let f = engines.iter().position(|n| *n == g.first).expect("added");
+        let s = engines.iter().position(|n| *n == g.second).expect("added");
+        if !pairings.contains(&(f, s)) && !pairings.contains(&(s, f)) {
+            pairings.push((f, s));
+        }
+    }
+    let results = report::collect(&engines, &pairings, &games, sprt);
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "merged {} games from {} logs ({duplicates} duplicates skipped), run {}",
+        games.len(),
+        args.logs.len(),
+        games[0].run
+    )?;
+    writeln!(out)?;
+    write!(out, "{}", results.table())?;
+    if engines.len() > 2 {
+        writeln!(out)?;
+        write!(out, "{}", results.crosstable())?;
+    }
+    match_run::write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,15 +1,23 @@
 //! An engine process: spawned without a shell, spoken to in the protocol.
 //!
-//! A reader thread turns the engine's stdout into a channel of lines, so
-//! every wait has a timeout: a hung engine becomes a stall, a closed pipe a
-//! crash, never a hang of the arena.
+//! A reader thread turns the engine's stdout into a channel of lines (each
+//! capped at the protocol's 1 MiB), so every wait has a deadline: a hung
+//! engine becomes a stall, a closed pipe a crash, never a hang of the arena.
+//! Every request carries a fresh numeric id and its reply must echo it; a
+//! reply with another id, or one nobody asked for, is a protocol fault.
+//! While a search runs, the arena pings the engine when it has been quiet
+//! for a while; an engine that does not answer the ping in time stalls.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use connect4::protocol::{Reply, Request};
+use connect4::protocol::messages::MAX_LINE_BYTES;
+use connect4::protocol::{Command as Cmd, Id, Reply, Request};
+
+/// Quiet time after which a searching engine is pinged.
+pub const PING_AFTER: Duration = Duration::from_secs(2);
 
 /// How an exchange with an engine failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +28,8 @@ pub enum Failure {
     Stall(String),
     /// A reply that is not a valid, expected message.
     Protocol(String),
+    /// A live engine that ran over its time budget.
+    Time(String),
 }
 
 impl Failure {
@@ -29,22 +39,74 @@ impl Failure {
             Failure::Crash(_) => "crash",
             Failure::Stall(_) => "stall",
             Failure::Protocol(_) => "protocol",
+            Failure::Time(_) => "time",
         }
     }
 
     /// What happened, for the log.
     pub fn detail(&self) -> &str {
         match self {
-            Failure::Crash(d) | Failure::Stall(d) | Failure::Protocol(d) => d,
+            Failure::Crash(d) | Failure::Stall(d) | Failure::Protocol(d) | Failure::Time(d) => d,
         }
     }
+}
+
+/// A line from the engine, or why reading stopped.
+enum Line {
+    Text(String),
+    TooLong(usize),
 }
 
 /// A running engine.
 pub struct EngineProcess {
     child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    next_id: u64,
+}
+
+/// Reads lines of at most `MAX_LINE_BYTES`; a longer one is reported and
+/// skipped without being held in memory.
+fn read_lines(stdout: impl Read, tx: mpsc::Sender<Line>) {
+    let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let mut limited = (&mut reader).take(MAX_LINE_BYTES as u64 + 1);
+        match limited.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let line = if buf.len() > MAX_LINE_BYTES && !buf.ends_with(b"\n") {
+            // Skip the rest of the line.
+            let mut skipped = buf.len();
+            loop {
+                let available = match reader.fill_buf() {
+                    Ok([]) | Err(_) => break,
+                    Ok(b) => b,
+                };
+                match available.iter().position(|&b| b == b'\n') {
+                    Some(i) => {
+                        skipped += i + 1;
+                        reader.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let n = available.len();
+                        skipped += n;
+                        reader.consume(n);
+                    }
+                }
+            }
+            Line::TooLong(skipped)
+        } else {
+            let text = String::from_utf8_lossy(&buf);
+            Line::Text(text.trim_end_matches(['\n', '\r']).to_string())
+        };
+        if tx.send(line).is_err() {
+            return;
+        }
+    }
 }
 
 impl EngineProcess {
@@ -59,55 +121,153 @@ impl EngineProcess {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        std::thread::spawn(move || read_lines(stdout, tx));
         Ok(EngineProcess {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines: rx,
+            next_id: 1,
         })
     }
 
-    /// Sends one request.
-    pub fn send(&mut self, request: &Request) -> Result<(), Failure> {
-        let line = request.to_line();
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
+    /// Sends `command` with a fresh id; returns the id.
+    pub fn send(&mut self, command: Cmd) -> Result<u64, Failure> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = Request {
+            id: Some(Id::Number(id.into())),
+            command,
+        };
+        self.send_raw(&request.to_line())?;
+        Ok(id)
+    }
+
+    /// Sends one line as it is (for compliance checks with bad input).
+    pub fn send_raw(&mut self, text: &str) -> Result<(), Failure> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| Failure::Crash("the engine's input is closed".into()))?;
+        let mut line = text.to_string();
+        line.push('\n');
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
             .map_err(|e| Failure::Crash(format!("cannot write to the engine: {e}")))
     }
 
-    /// Waits until `deadline` for the next final reply (skipping `info`),
-    /// handing each `info` to `on_info`.
+    /// The next reply of any kind before `deadline` (`None`: none came).
+    pub fn recv_any(&mut self, deadline: Instant) -> Result<Option<Reply>, Failure> {
+        self.next_reply(deadline)
+    }
+
+    /// Closes the engine's input and waits up to `timeout` for it to exit;
+    /// returns the replies it wrote meanwhile and whether it exited with
+    /// status 0.
+    pub fn finish(&mut self, timeout: Duration) -> (Vec<Reply>, Option<bool>) {
+        self.stdin = None;
+        let deadline = Instant::now() + timeout;
+        let mut replies = Vec::new();
+        while let Ok(Some(r)) = self.next_reply(deadline) {
+            replies.push(r);
+        }
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return (replies, Some(status.success()));
+            }
+            if Instant::now() >= deadline {
+                return (replies, None);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// The next line before `deadline`, parsed.
+    fn next_reply(&mut self, deadline: Instant) -> Result<Option<Reply>, Failure> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = match self.lines.recv_timeout(left) {
+            Ok(Line::Text(line)) => line,
+            Ok(Line::TooLong(n)) => {
+                return Err(Failure::Protocol(format!(
+                    "a reply of {n} bytes, over the protocol's {MAX_LINE_BYTES}"
+                )));
+            }
+            Err(RecvTimeoutError::Timeout) => return Ok(None),
+            Err(RecvTimeoutError::Disconnected) => {
+                // Give the process a moment to be reaped for its status.
+                let status = (0..20).find_map(|_| {
+                    let s = self.child.try_wait().ok().flatten();
+                    if s.is_none() {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    s
+                });
+                return Err(Failure::Crash(match status {
+                    Some(s) => format!("the engine exited ({s})"),
+                    None => "the engine closed its output".into(),
+                }));
+            }
+        };
+        serde_json::from_str(&line).map(Some).map_err(|e| {
+            let shown: String = line.chars().take(80).collect();
+            Failure::Protocol(format!("unreadable reply '{shown}': {e}"))
+        })
+    }
+
+    /// Waits until `deadline` for the final reply to request `id`, handing
+    /// each of its `info` lines to `on_info`. With `ping`, a quiet engine
+    /// is pinged after [`PING_AFTER`] and must answer within `stall`.
     pub fn recv_final(
         &mut self,
+        id: u64,
         deadline: Instant,
+        ping: Option<Duration>,
         mut on_info: impl FnMut(&Reply),
     ) -> Result<Reply, Failure> {
+        let wanted = Id::Number(id.into());
+        let mut last_heard = Instant::now();
+        let mut ping_out: Option<(Id, Instant)> = None;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(Failure::Stall("no reply in time".into()));
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Failure::Stall(format!("no reply to request {id} in time")));
+            }
+            let wake = match (ping, &ping_out) {
+                (Some(stall), Some((_, sent))) => {
+                    if now >= *sent + stall {
+                        return Err(Failure::Stall(format!(
+                            "no pong within {} ms during a search",
+                            stall.as_millis()
+                        )));
+                    }
+                    deadline.min(*sent + stall)
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.try_wait().ok().flatten();
-                    return Err(Failure::Crash(match status {
-                        Some(s) => format!("the engine exited ({s})"),
-                        None => "the engine closed its output".into(),
-                    }));
+                (Some(_), None) => {
+                    if now >= last_heard + PING_AFTER {
+                        let pid = self.send(Cmd::Ping)?;
+                        ping_out = Some((Id::Number(pid.into()), now));
+                        continue;
+                    }
+                    deadline.min(last_heard + PING_AFTER)
                 }
+                (None, _) => deadline,
             };
-            let reply: Reply = serde_json::from_str(&line).map_err(|e| {
-                let shown: String = line.chars().take(80).collect();
-                Failure::Protocol(format!("unreadable reply '{shown}': {e}"))
-            })?;
+            let Some(reply) = self.next_reply(wake)? else {
+                continue;
+            };
+            last_heard = Instant::now();
+            if let (Reply::Pong { id: Some(pid) }, Some((out, _))) = (&reply, &ping_out)
+                && pid == out
+            {
+                ping_out = None;
+                continue;
+            }
+            if reply.id() != Some(&wanted) {
+                return Err(Failure::Protocol(format!(
+                    "reply out of turn (waiting for request {id}): {}",
+                    shorten(&reply.to_line())
+                )));
+            }
             if reply.is_final() {
                 return Ok(reply);
             }
@@ -115,11 +275,20 @@ impl EngineProcess {
         }
     }
 
-    /// Sends a request and waits up to `timeout` for its final reply.
-    pub fn ask(&mut self, request: &Request, timeout: Duration) -> Result<Reply, Failure> {
-        self.send(request)?;
-        self.recv_final(Instant::now() + timeout, |_| {})
+    /// Sends `command` and waits up to `timeout` for its final reply.
+    pub fn ask(&mut self, command: Cmd, timeout: Duration) -> Result<Reply, Failure> {
+        let id = self.send(command)?;
+        self.recv_final(id, Instant::now() + timeout, None, |_| {})
     }
+}
+
+/// At most 120 characters of a line, for messages.
+pub fn shorten(line: &str) -> String {
+    let mut s: String = line.chars().take(120).collect();
+    if s.len() < line.len() {
+        s.push_str("...");
+    }
+    s
 }
 
 impl Drop for EngineProcess {

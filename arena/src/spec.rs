@@ -1,4 +1,5 @@
-//! Engine specifications: `name=X,cmd=PATH,arg=A,movetime=MS,depth=D,nodes=N,option.NAME=V`.
+//! Engine specifications:
+//! `name=X,cmd=PATH,arg=A,movetime=MS,depth=D,nodes=N,tc=SECONDS+INC,margin=MS,option.NAME=V`.
 //!
 //! A value holding commas goes in single or double quotes:
 //! `option.agent='alphabeta:depth=4,eval=local'`.
@@ -22,12 +23,30 @@ pub struct EngineSpec {
     pub depth: Option<u64>,
     /// Nodes per move.
     pub nodes: Option<u64>,
+    /// A game clock: milliseconds per game and increment per move.
+    pub clock: Option<(u64, u64)>,
+    /// Time allowed beyond the movetime or the clock for process and pipe
+    /// overhead, in milliseconds; the match's `--time-margin` if absent.
+    pub margin_ms: Option<u64>,
     /// Options sent with `setoption` after start.
     pub options: Vec<(String, Value)>,
 }
 
+impl EngineSpec {
+    /// The program and arguments to start; `cmd=self` is this binary in its
+    /// engine mode.
+    pub fn command(&self) -> std::io::Result<(String, Vec<String>)> {
+        if self.cmd == "self" {
+            let me = std::env::current_exe()?;
+            Ok((me.display().to_string(), vec!["engine".to_string()]))
+        } else {
+            Ok((self.cmd.clone(), self.args.clone()))
+        }
+    }
+}
+
 /// The keys a spec may use.
-const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, option.NAME";
+const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, tc, margin, option.NAME";
 
 impl FromStr for EngineSpec {
     type Err = String;
@@ -40,6 +59,8 @@ impl FromStr for EngineSpec {
             movetime_ms: None,
             depth: None,
             nodes: None,
+            clock: None,
+            margin_ms: None,
             options: Vec::new(),
         };
         for part in split_outside_quotes(s)?
@@ -63,6 +84,12 @@ impl FromStr for EngineSpec {
                 "movetime" => spec.movetime_ms = Some(number(value)?),
                 "depth" => spec.depth = Some(number(value)?),
                 "nodes" => spec.nodes = Some(number(value)?),
+                "tc" => spec.clock = Some(parse_tc(value)?),
+                "margin" => {
+                    spec.margin_ms = Some(value.parse().map_err(|_| {
+                        format!("'margin={value}': expected milliseconds (an integer)")
+                    })?)
+                }
                 k if k.starts_with("option.") => {
                     let v = serde_json::from_str(value)
                         .unwrap_or_else(|_| Value::String(value.to_string()));
@@ -74,7 +101,14 @@ impl FromStr for EngineSpec {
         if spec.cmd.is_empty() {
             return Err(format!("'{s}': cmd is missing"));
         }
-        if spec.movetime_ms.is_none() && spec.depth.is_none() && spec.nodes.is_none() {
+        if spec.clock.is_some() && spec.movetime_ms.is_some() {
+            return Err(format!("'{s}': give tc or movetime, not both"));
+        }
+        if spec.movetime_ms.is_none()
+            && spec.depth.is_none()
+            && spec.nodes.is_none()
+            && spec.clock.is_none()
+        {
             spec.movetime_ms = Some(100);
         }
         if spec.name.is_empty() {
@@ -82,6 +116,25 @@ impl FromStr for EngineSpec {
         }
         Ok(spec)
     }
+}
+
+/// `SECONDS[+INCREMENT]` (decimals allowed) as milliseconds.
+fn parse_tc(value: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("'tc={value}': expected SECONDS or SECONDS+INCREMENT, such as tc=10+0.1");
+    let ms = |t: &str| -> Result<u64, String> {
+        let secs: f64 = t.trim().parse().map_err(|_| bad())?;
+        if (0.0..1e7).contains(&secs) {
+            Ok((secs * 1000.0).round() as u64)
+        } else {
+            Err(bad())
+        }
+    };
+    let (base, inc) = value.split_once('+').unwrap_or((value, "0"));
+    let base = ms(base)?;
+    if base == 0 {
+        return Err(bad());
+    }
+    Ok((base, ms(inc)?))
 }
 
 /// Splits at the commas that are not inside quotes.
@@ -161,6 +214,23 @@ mod tests {
                 .parse::<EngineSpec>()
                 .unwrap_err()
                 .contains("quote is not closed")
+        );
+        let c: EngineSpec = "cmd=x,tc=2.5+0.05,margin=30".parse().unwrap();
+        assert_eq!(
+            (c.clock, c.margin_ms, c.movetime_ms),
+            (Some((2500, 50)), Some(30), None)
+        );
+        assert!(
+            "cmd=x,tc=fast"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("tc=fast")
+        );
+        assert!(
+            "cmd=x,tc=1,movetime=5"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .contains("not both")
         );
         assert!(
             "cmd=x,colour=red"

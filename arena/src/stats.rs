@@ -1,16 +1,38 @@
-//! Match statistics: score, Elo difference with a 95% interval, likelihood
-//! of superiority.
+//! Match statistics, computed as cutechess-cli, fastchess and fishtest do.
 //!
-//! With `n` games, `w` wins, `d` draws and `l` losses, the score is
-//! `s = (w + d/2) / n` and the Elo difference `-400 log10(1/s - 1)` (the
-//! logistic model). The interval maps `s +- 1.96 sigma` through the same
-//! formula, with `sigma^2 = (w (1-s)^2 + d (1/2-s)^2 + l s^2) / n / n`, the
-//! variance of the mean of per-game scores (the trinomial model of
-//! cutechess-cli and fastchess). LOS is `Phi((w - l) / sqrt(w + l))`, the
-//! normal approximation of the chance that the first engine is stronger.
+//! **Score and Elo.** With `n` games, `w` wins, `d` draws and `l` losses the
+//! score is `s = (w + d/2) / n` and the Elo difference `-400 log10(1/s - 1)`
+//! (the logistic model; chessprogramming.org, "Match Statistics").
+//!
+//! **Intervals.** Games come in colour-swapped pairs from the same opening,
+//! so the two games of a pair are not independent. The pentanomial model
+//! counts pairs by the points the first engine took from them: 0 (LL),
+//! 1/2 (LD), 1 (DD or WL), 3/2 (WD), 2 (WW). With pair scores `x_i` in
+//! `{0, 1/4, 1/2, 3/4, 1}` (points per game), `N` pairs, mean `m` and
+//! variance `v = sum (x_i - m)^2 / N`, the 95% interval maps `m +- 1.96
+//! sqrt(v / N)` through the Elo formula (fastchess and fishtest report the
+//! same; the trinomial interval of single games, kept for unpaired games,
+//! uses the per-game variance instead and overstates the error when pairs
+//! are correlated).
+//!
+//! **LOS**, the likelihood of superiority: `Phi((w - l) / sqrt(w + l))`.
+//!
+//! **SPRT** (sequential probability ratio test) of H0: Elo = `elo0` against
+//! H1: Elo = `elo1` (logistic Elo), with error rates `alpha` and `beta`:
+//! the generalised SPRT of fishtest and fastchess with the normal
+//! approximation, `LLR = N (s1 - s0) (2m - s0 - s1) / (2v)` over pairs,
+//! where `s0`, `s1` are the scores of `elo0`, `elo1` (Michel Van den Bergh,
+//! "A practical introduction to the GSPRT"). The test accepts H1 once
+//! `LLR >= ln((1 - beta) / alpha)` and H0 once `LLR <= ln(beta / (1 -
+//! alpha))`. Each pentanomial count gets 1/2 added before the LLR (our
+//! choice, a prior of half a pair per outcome), so that a few identical
+//! pairs, whose sample variance is zero, cannot decide the test; over
+//! hundreds of pairs it changes the LLR by a few percent.
 
-/// Wins, draws and losses from the first engine's view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+use serde::Serialize;
+
+/// Wins, draws and losses from the first engine's view, and the pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
     /// Games the first engine won.
     pub wins: u32,
@@ -18,6 +40,8 @@ pub struct Tally {
     pub draws: u32,
     /// Games the first engine lost.
     pub losses: u32,
+    /// Completed pairs by the first engine's points: LL, LD, DD or WL, WD, WW.
+    pub penta: [u32; 5],
 }
 
 impl Tally {
@@ -26,22 +50,53 @@ impl Tally {
         self.wins + self.draws + self.losses
     }
 
+    /// Completed pairs.
+    pub fn pairs(&self) -> u32 {
+        self.penta.iter().sum()
+    }
+
+    /// Adds one game: `points` for the first engine (1, 1/2 or 0).
+    pub fn add_game(&mut self, points: f64) {
+        if points > 0.75 {
+            self.wins += 1;
+        } else if points > 0.25 {
+            self.draws += 1;
+        } else {
+            self.losses += 1;
+        }
+    }
+
+    /// Adds one completed pair: the first engine's points over both games.
+    pub fn add_pair(&mut self, points: f64) {
+        let index = (points * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.penta[index] += 1;
+    }
+
     /// Mean score per game, 0 to 1.
     pub fn score(&self) -> f64 {
         (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(self.games().max(1))
     }
 
-    /// Elo difference and its 95% interval (low, high); infinite at a score
-    /// of 0 or 1.
+    /// Draws per game.
+    pub fn draw_ratio(&self) -> f64 {
+        f64::from(self.draws) / f64::from(self.games().max(1))
+    }
+
+    /// Elo difference and its 95% interval (low, high), pentanomial when
+    /// there are pairs, trinomial otherwise; infinite at a score of 0 or 1.
     pub fn elo(&self) -> (f64, f64, f64) {
-        let n = f64::from(self.games().max(1));
         let s = self.score();
-        let var = (f64::from(self.wins) * (1.0 - s).powi(2)
-            + f64::from(self.draws) * (0.5 - s).powi(2)
-            + f64::from(self.losses) * s.powi(2))
-            / n
-            / n;
-        let sigma = var.sqrt();
+        let sigma = if self.pairs() > 0 {
+            let (_, var, n) = penta_moments(&self.penta, 0.0);
+            (var / n).sqrt()
+        } else {
+            let n = f64::from(self.games().max(1));
+            let var = (f64::from(self.wins) * (1.0 - s).powi(2)
+                + f64::from(self.draws) * (0.5 - s).powi(2)
+                + f64::from(self.losses) * s.powi(2))
+                / n;
+            (var / n).sqrt()
+        };
         (
             elo_of(s),
             elo_of(s - 1.96 * sigma),
@@ -60,6 +115,26 @@ impl Tally {
     }
 }
 
+/// Mean, variance and count of the pair scores, each count plus `reg`.
+fn penta_moments(penta: &[u32; 5], reg: f64) -> (f64, f64, f64) {
+    let counts: Vec<f64> = penta.iter().map(|&c| f64::from(c) + reg).collect();
+    let n: f64 = counts.iter().sum();
+    let x = |i: usize| i as f64 / 4.0;
+    let mean = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c * x(i))
+        .sum::<f64>()
+        / n;
+    let var = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c * (x(i) - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    (mean, var, n)
+}
+
 /// The Elo difference of a score in the logistic model.
 pub fn elo_of(score: f64) -> f64 {
     if score <= 0.0 {
@@ -68,6 +143,83 @@ pub fn elo_of(score: f64) -> f64 {
         f64::INFINITY
     } else {
         -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+/// The score of an Elo difference in the logistic model.
+pub fn score_of(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// An SPRT's hypotheses and error rates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sprt {
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// False positive rate.
+    pub alpha: f64,
+    /// False negative rate.
+    pub beta: f64,
+}
+
+/// What an SPRT concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Decision {
+    /// H0 accepted: not as strong as `elo1`.
+    H0,
+    /// H1 accepted: stronger than `elo0`.
+    H1,
+}
+
+impl Sprt {
+    /// Checks the parameters; the error says which is wrong.
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, String> {
+        if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
+            return Err(format!("--sprt: elo0 = {elo0} must be below elo1 = {elo1}"));
+        }
+        for (name, p) in [("alpha", alpha), ("beta", beta)] {
+            if !(p > 0.0 && p < 0.5) {
+                return Err(format!("--sprt: {name} = {p} must be between 0 and 0.5"));
+            }
+        }
+        Ok(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
+    }
+
+    /// The (lower, upper) LLR bounds.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// The log-likelihood ratio of the pairs so far (0 without pairs).
+    pub fn llr(&self, penta: &[u32; 5]) -> f64 {
+        if penta.iter().sum::<u32>() == 0 {
+            return 0.0;
+        }
+        let (m, var, n) = penta_moments(penta, 0.5);
+        let (s0, s1) = (score_of(self.elo0), score_of(self.elo1));
+        n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * var)
+    }
+
+    /// The decision at `llr`, if any.
+    pub fn decide(&self, llr: f64) -> Option<Decision> {
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            Some(Decision::H1)
+        } else if llr <= lower {
+            Some(Decision::H0)
+        } else {
+            None
+        }
     }
 }
 
@@ -86,29 +238,94 @@ fn erf(x: f64) -> f64 {
 mod tests {
     use super::*;
 
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() < tol
+    }
+
     #[test]
-    fn worked_example() {
-        // 60 wins, 20 draws, 20 losses: s = 0.7, Elo = -400 log10(1/0.7 - 1) = 147.2;
-        // sigma^2 = (60*0.09 + 20*0.04 + 20*0.49) / 100 / 100 = 0.0016, sigma = 0.04;
-        // interval: s in [0.6216, 0.7784] -> [86.2, 218.2] Elo.
+    fn trinomial_worked_example() {
+        // 60 wins, 20 draws, 20 losses, no pairs: s = 0.7, Elo = -400
+        // log10(1/0.7 - 1) = 147.2; per-game variance (60*0.09 + 20*0.04 +
+        // 20*0.49) / 100 = 0.16, sigma = sqrt(0.16 / 100) = 0.04; interval
+        // s in [0.6216, 0.7784] -> [86.2, 218.2] Elo.
         let t = Tally {
             wins: 60,
             draws: 20,
             losses: 20,
+            penta: [0; 5],
         };
         let (elo, low, high) = t.elo();
-        assert!((elo - 147.2).abs() < 0.1, "{elo}");
-        assert!((low - 86.2).abs() < 0.1, "{low}");
-        assert!((high - 218.2).abs() < 0.1, "{high}");
-        // LOS: z = 40 / sqrt(80) = 4.47 -> 0.999996
+        assert!(close(elo, 147.2, 0.1), "{elo}");
+        assert!(close(low, 86.2, 0.1), "{low}");
+        assert!(close(high, 218.2, 0.1), "{high}");
+        // LOS: z = 40 / sqrt(80) = 4.47 -> 0.999996.
         assert!(t.los() > 0.9999 && t.los() < 1.0);
         let even = Tally {
             wins: 5,
-            draws: 0,
             losses: 5,
+            ..Tally::default()
         };
-        assert!((even.los() - 0.5).abs() < 1e-9);
+        assert!(close(even.los(), 0.5, 1e-9));
         assert_eq!(even.elo().0, 0.0);
-        assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+        assert!(close(erf(1.0), 0.842_700_79, 1e-6));
+    }
+
+    #[test]
+    fn pentanomial_worked_example() {
+        // 100 pairs: 5 LL, 10 LD, 40 DD/WL, 25 WD, 20 WW. Pair scores mean
+        // m = (10*0.25 + 40*0.5 + 25*0.75 + 20) / 100 = 0.6125; variance
+        // v = 0.07171875 (by hand: sum c_i (x_i - m)^2 / 100); sigma =
+        // sqrt(v / 100) = 0.026780; Elo 79.53, interval [41.90, 119.10].
+        let mut t = Tally::default();
+        for (i, &c) in [5u32, 10, 40, 25, 20].iter().enumerate() {
+            for _ in 0..c {
+                t.add_pair(i as f64 / 2.0);
+            }
+        }
+        // The games of those pairs: 245 points of 400... wins/draws/losses
+        // as if every DD pair were two draws: 20*2+25 = 65 wins, 10+40*2+25
+        // = 115 draws, 5*2+10 = 20 losses -> score 0.6125 too.
+        t.wins = 65;
+        t.draws = 115;
+        t.losses = 20;
+        assert_eq!(t.pairs(), 100);
+        let (elo, low, high) = t.elo();
+        assert!(close(elo, 79.53, 0.01), "{elo}");
+        assert!(close(low, 41.90, 0.01), "{low}");
+        assert!(close(high, 119.10, 0.01), "{high}");
+    }
+
+    #[test]
+    fn sprt_worked_examples() {
+        // Values computed by hand (a short Python script of the formula in
+        // the module doc): bounds +-2.944 at alpha = beta = 0.05.
+        let s = Sprt::new(0.0, 20.0, 0.05, 0.05).unwrap();
+        let (lower, upper) = s.bounds();
+        assert!(close(lower, -2.9444, 1e-4) && close(upper, 2.9444, 1e-4));
+        let good = [5, 10, 40, 25, 20];
+        let bad = [20, 25, 40, 10, 5];
+        assert!(close(s.llr(&good), 3.8336, 1e-3), "{}", s.llr(&good));
+        assert_eq!(s.decide(s.llr(&good)), Some(Decision::H1));
+        assert!(close(s.llr(&bad), -4.9892, 1e-3), "{}", s.llr(&bad));
+        assert_eq!(s.decide(s.llr(&bad)), Some(Decision::H0));
+        let narrow = Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap();
+        assert!(close(narrow.llr(&good), 2.0629, 1e-3));
+        assert_eq!(narrow.decide(narrow.llr(&good)), None, "not yet");
+        let even = [10, 20, 40, 20, 10];
+        assert!(close(narrow.llr(&even), -0.1392, 1e-3));
+        assert_eq!(s.llr(&[0; 5]), 0.0);
+        // One lucky pair does not decide; thirty do.
+        assert!(close(s.llr(&[0, 0, 0, 0, 1]), 0.0921, 1e-3));
+        assert_eq!(s.decide(s.llr(&[0, 0, 0, 0, 30])), Some(Decision::H1));
+        assert!(
+            Sprt::new(5.0, 0.0, 0.05, 0.05)
+                .unwrap_err()
+                .contains("below")
+        );
+        assert!(
+            Sprt::new(0.0, 5.0, 0.7, 0.05)
+                .unwrap_err()
+                .contains("alpha")
+        );
     }
 }

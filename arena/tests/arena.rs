@@ -1,84 +1,543 @@
-//! The arena binary: a real match between engine processes, and forfeits
-//! by engines that misbehave.
+//! The arena binary: real matches between engine processes, forfeits by
+//! engines that misbehave on cue, resume, shards, SPRT, tournaments and
+//! grading.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use serde_json::Value;
 
 fn arena() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
 }
 
+/// The misbehaving engine (`examples/fake_engine.rs`), which `cargo test`
+/// builds beside the tests.
+fn fake(mode: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let path = dir.join("examples").join("fake_engine");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with cargo build -p connect4-arena --examples",
+        path.display()
+    );
+    format!("name=bad,cmd={},arg={mode}", path.display())
+}
+
+/// A fresh scratch directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read_log(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn game_numbers(log: &[Value]) -> Vec<u64> {
+    let mut n: Vec<u64> = log.iter().map(|g| g["game"].as_u64().unwrap()).collect();
+    n.sort();
+    n
+}
+
+const DEEP: &str = "name=ab3,cmd=self,option.agent='alphabeta:depth=3'";
+const MCTS: &str = "name=mcts,cmd=self,option.agent='mcts:simulations=200'";
+
 #[test]
 fn a_match_between_two_engine_processes_logs_every_game() {
-    let log = std::env::temp_dir().join(format!("arena-log-{}.jsonl", std::process::id()));
-    std::fs::remove_file(&log).ok();
+    let dir = scratch("match");
+    let log = dir.join("games.jsonl");
+    let summary = dir.join("summary.json");
+    let csv = dir.join("results.csv");
     arena()
-        .args([
-            "match",
-            "--engine",
-            "name=deep,cmd=self,depth=4",
-            "--engine",
-            "name=shallow,cmd=self,depth=1",
-            "--games",
-            "6",
-            "--concurrency",
-            "2",
-            "--log",
-        ])
+        .args(["match", "--engine", "name=deep,cmd=self,depth=4"])
+        .args(["--engine", "name=shallow,cmd=self,depth=1"])
+        .args(["--games", "6", "--concurrency", "2", "--log"])
         .arg(&log)
+        .arg("--summary")
+        .arg(&summary)
+        .arg("--csv")
+        .arg(&csv)
         .assert()
         .success()
         .stdout(predicate::str::contains("deep vs shallow: +"))
         .stdout(predicate::str::contains("(6 games)"))
-        .stdout(predicate::str::contains("Elo difference"));
-    let text = std::fs::read_to_string(&log).unwrap();
-    let games: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(games.len(), 6);
-    let mut numbers: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
-    numbers.sort();
-    assert_eq!(numbers, vec![1, 2, 3, 4, 5, 6]);
+        .stdout(predicate::str::contains("Elo difference"))
+        .stdout(predicate::str::contains("pairs (LL LD DD+WL WD WW)"));
+    let games = read_log(&log);
+    assert_eq!(game_numbers(&games), vec![1, 2, 3, 4, 5, 6]);
     for g in &games {
         // Every game replays legally and ends as recorded.
         let moves = g["moves"].as_str().unwrap();
         let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
         assert!(game.position().is_over(), "{moves}");
         assert!(moves.starts_with(g["opening"].as_str().unwrap()));
+        assert_eq!(
+            g["plies"].as_array().unwrap().len() + g["opening"].as_str().unwrap().len(),
+            moves.len()
+        );
     }
     // Pairs share an opening with colours swapped.
-    for pair in numbers.chunks(2) {
+    for pair in game_numbers(&games).chunks(2) {
         let a = games.iter().find(|g| g["game"] == pair[0]).unwrap();
         let b = games.iter().find(|g| g["game"] == pair[1]).unwrap();
         assert_eq!(a["opening"], b["opening"]);
         assert_eq!(a["first"], b["second"]);
+        assert_eq!(a["pair"], b["pair"]);
     }
-    std::fs::remove_file(&log).ok();
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    let p = &s["pairings"][0];
+    assert_eq!(p["games"], 6);
+    let penta: u64 = ["LL", "LD", "DD_WL", "WD", "WW"]
+        .iter()
+        .map(|k| p["pentanomial"][k].as_u64().unwrap())
+        .sum();
+    assert_eq!(penta, 3);
+    assert_eq!(s["engines"][0]["name"], "deep");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        csv.starts_with("a,b,games,wins,draws,losses,score,elo"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("\"deep\",\"shallow\",6,"),
+        "{csv}"
+    );
+}
+
+/// Plays 2 games of `bad` against a good engine; returns the stdout and
+/// the log.
+fn against_fake(mode: &str, limits: &str) -> (String, Vec<Value>) {
+    let dir = scratch(&format!("fake-{}", mode.replace(['=', '/'], "-")));
+    let log = dir.join("games.jsonl");
+    let out = arena()
+        .args([
+            "match",
+            "--engine",
+            "name=good,cmd=self,depth=1",
+            "--engine",
+        ])
+        .arg(format!("{},{limits}", fake(mode)))
+        .args([
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--time-margin",
+            "100",
+            "--log",
+        ])
+        .arg(&log)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    (String::from_utf8(out).unwrap(), read_log(&log))
 }
 
 #[test]
-fn misbehaving_engines_forfeit_with_a_reason() {
-    // /bin/false exits at once (crash); /bin/cat echoes requests, which are
-    // not replies (protocol error).
-    for (cmd, reason) in [
-        ("cmd=/bin/false", "crash: 2"),
-        ("cmd=/bin/cat", "protocol: 2"),
+fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
+    for (mode, limits, reason) in [
+        ("crash-at=2", "depth=1", "crash"),
+        ("illegal", "depth=1", "illegal move"),
+        ("garbage", "depth=1", "protocol"),
+        ("out-of-turn", "depth=1", "protocol"),
+        ("huge", "depth=1", "protocol"),
+        ("slow-move=700", "movetime=50", "time"),
+        ("hang", "movetime=50", "stall"),
     ] {
+        let (out, log) = against_fake(mode, limits);
+        assert_eq!(log.len(), 2, "{mode}: every game is logged\n{out}");
+        let lost: Vec<&Value> = log.iter().filter(|g| g["reason"] == reason).collect();
+        // crash-at=2 crashes on its second move of the process, which
+        // restarts for the next game: at least one game ends that way.
+        assert!(!lost.is_empty(), "{mode}: no '{reason}' forfeit\n{out}");
+        for g in &lost {
+            let bad_first = g["first"] == "bad";
+            assert_eq!(g["result"], if bad_first { "0-1" } else { "1-0" }, "{mode}");
+            assert!(
+                g["detail"].as_str().is_some_and(|d| !d.is_empty()),
+                "{mode}"
+            );
+        }
+        assert!(
+            out.contains(&format!("{reason}: {}", lost.len())),
+            "{mode}\n{out}"
+        );
+    }
+    // A slow start within the handshake timeout is no fault.
+    let (out, log) = against_fake("slow-start=500", "depth=1");
+    assert!(
+        log.iter()
+            .all(|g| g["reason"] == "line" || g["reason"] == "full board"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
+    let dir = scratch("resume");
+    let log = dir.join("games.jsonl");
+    let args = |log: &Path| -> Vec<String> {
+        vec![
+            "match".into(),
+            "--engine".into(),
+            DEEP.into(),
+            "--engine".into(),
+            MCTS.into(),
+            "--games".into(),
+            "24".into(),
+            "--concurrency".into(),
+            "2".into(),
+            "--log".into(),
+            log.display().to_string(),
+        ]
+    };
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args(args(&log))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = read_log(&log).len();
+    assert!(before < 24, "killed after {before} games");
+    arena()
+        .args(args(&log))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "resuming: {before} games already in the log"
+        )));
+    let games = read_log(&log);
+    assert_eq!(game_numbers(&games), (1..=24).collect::<Vec<u64>>());
+    // The games replay exactly (per-game seeds), so the resumed log equals
+    // an uninterrupted run.
+    let fresh = dir.join("fresh.jsonl");
+    arena().args(args(&fresh)).assert().success();
+    let moves = |log: &[Value]| {
+        let mut m: Vec<(u64, String)> = log
+            .iter()
+            .map(|g| {
+                (
+                    g["game"].as_u64().unwrap(),
+                    g["moves"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        m.sort();
+        m
+    };
+    assert_eq!(moves(&games), moves(&read_log(&fresh)));
+    // Another run's log is refused, not mixed in.
+    arena()
+        .args([
+            "match",
+            "--engine",
+            DEEP,
+            "--engine",
+            "name=other,cmd=self,depth=1",
+        ])
+        .arg("--log")
+        .arg(&log)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("holds games of another run"));
+}
+
+#[test]
+fn shards_merged_equal_the_unsharded_run() {
+    let dir = scratch("shards");
+    let run = |extra: &[&str], log: &Path| {
         arena()
             .args([
-                "match",
-                "--engine",
-                "name=good,cmd=self,depth=1",
-                "--engine",
+                "match", "--engine", DEEP, "--engine", MCTS, "--games", "12", "--seed", "5",
             ])
-            .arg(format!("name=bad,{cmd}"))
-            .args(["--games", "2", "--concurrency", "1"])
+            .args(extra)
+            .arg("--log")
+            .arg(log)
+            .assert()
+            .success();
+    };
+    let whole = dir.join("whole.jsonl");
+    run(&[], &whole);
+    let mut shards = Vec::new();
+    for i in 1..=3 {
+        let log = dir.join(format!("shard{i}.jsonl"));
+        run(&["--shard", &format!("{i}/3")], &log);
+        assert_eq!(read_log(&log).len(), 4, "shard {i}: two of the six pairs");
+        shards.push(log);
+    }
+    let merged_summary = dir.join("merged.json");
+    arena()
+        .arg("merge")
+        .args(&shards)
+        .arg("--summary")
+        .arg(&merged_summary)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("merged 12 games from 3 logs"));
+    let whole_summary = dir.join("whole.json");
+    arena()
+        .arg("merge")
+        .arg(&whole)
+        .arg("--summary")
+        .arg(&whole_summary)
+        .assert()
+        .success();
+    let load = |p: &Path| -> Value {
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        // Times differ between runs; results must not.
+        for e in v["engines"].as_array_mut().unwrap() {
+            e.as_object_mut().unwrap().remove("ms_per_move");
+        }
+        v
+    };
+    assert_eq!(load(&merged_summary), load(&whole_summary));
+    // Logs of different schedules do not merge.
+    let other = dir.join("other.jsonl");
+    arena()
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", "2", "--log",
+        ])
+        .arg(&other)
+        .assert()
+        .success();
+    arena()
+        .arg("merge")
+        .arg(&whole)
+        .arg(&other)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("only logs of the same schedule"));
+}
+
+#[test]
+fn an_sprt_stops_the_match_once_it_decides() {
+    let dir = scratch("sprt");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", DEEP, "--engine"])
+        .arg("name=random,cmd=self,option.agent=random")
+        .args([
+            "--games",
+            "400",
+            "--opening-plies",
+            "4",
+            "--sprt",
+            "elo0=0,elo1=50",
+            "--log",
+        ])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("H1 accepted"))
+        .stdout(predicate::str::contains("SPRT decided (H1)"));
+    let n = read_log(&log).len();
+    assert!(n < 400, "the SPRT stopped the match after {n} games");
+    arena()
+        .args([
+            "match",
+            "--engine",
+            DEEP,
+            "--engine",
+            MCTS,
+            "--sprt",
+            "elo0=10,elo1=0",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("elo0 = 10 must be below elo1 = 0"));
+}
+
+#[test]
+fn ctrl_c_finishes_running_games_and_the_log_resumes() {
+    let dir = scratch("sigint");
+    let log = dir.join("games.jsonl");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", "40", "--log",
+        ])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("run the same command again to resume"),
+        "{text}"
+    );
+    let games = read_log(&log);
+    assert!(games.len() < 40);
+    let mut numbers = game_numbers(&games);
+    numbers.dedup();
+    assert_eq!(numbers.len(), games.len(), "no game twice");
+}
+
+#[test]
+fn a_tournament_prints_a_crosstable_and_a_gauntlet_plays_only_the_first_engine() {
+    let engines = [
+        "name=greedy,cmd=self,option.agent=greedy",
+        "name=random,cmd=self,option.agent=random",
+        "name=ab2,cmd=self,option.agent='alphabeta:depth=2'",
+    ];
+    let mut cmd = arena();
+    cmd.arg("tournament");
+    for e in engines {
+        cmd.args(["--engine", e]);
+    }
+    cmd.args(["--games", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 engines, round robin: 6 games"))
+        .stdout(predicate::str::contains("greedy vs random"))
+        .stdout(predicate::str::contains("random vs ab2"))
+        .stdout(predicate::str::contains("# engine  points"));
+    let mut cmd = arena();
+    cmd.args(["tournament", "--mode", "gauntlet"]);
+    for e in engines {
+        cmd.args(["--engine", e]);
+    }
+    cmd.args(["--games", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gauntlet: 4 games"))
+        .stdout(predicate::str::contains("random vs ab2").not());
+    arena()
+        .args(["tournament", "--engine", DEEP, "--engine", MCTS])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("three or more --engine specs"));
+}
+
+#[test]
+fn adjudication_ends_games_the_solver_proves() {
+    let dir = scratch("adjudicate");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--games", "4"])
+        .args(["--adjudicate", "200000", "--log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let games = read_log(&log);
+    assert!(
+        games.iter().any(|g| g["reason"] == "adjudicated"),
+        "{games:?}"
+    );
+    for g in games.iter().filter(|g| g["reason"] == "adjudicated") {
+        let moves = g["moves"].as_str().unwrap();
+        let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
+        assert!(
+            !game.position().is_over(),
+            "adjudicated before the end: {moves}"
+        );
+        assert!(g["detail"].as_str().unwrap().contains("the solver proves"));
+    }
+}
+
+#[test]
+fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
+    let dir = scratch("grade");
+    let grade = |engine: &str, file: &str| -> Value {
+        let path = dir.join(file);
+        arena()
+            .args([
+                "grade",
+                "--engine",
+                engine,
+                "--games",
+                "4",
+                "--match-games",
+                "2",
+            ])
+            .args(["--tactics", "2", "--results"])
+            .arg(&path)
             .assert()
             .success()
-            .stdout(predicate::str::contains("good vs bad: +2 =0 -0"))
-            .stdout(predicate::str::contains(reason));
-    }
+            .stdout(predicate::str::contains("total"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let check = |r: &Value| {
+        let tests = r["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 7);
+        let mut sum = 0.0;
+        for t in tests {
+            assert!(t["name"].is_string() && t["output"].is_string());
+            let (s, m) = (
+                t["score"].as_f64().unwrap(),
+                t["max_score"].as_f64().unwrap(),
+            );
+            assert!((0.0..=m).contains(&s), "{t}");
+            sum += s;
+        }
+        assert!((r["score"].as_f64().unwrap() - sum).abs() < 0.011);
+    };
+    let good = grade("name=solver,cmd=self,movetime=30", "good.json");
+    check(&good);
+    assert_eq!(good["tests"][0]["status"], "passed");
+    assert_eq!(
+        good["tests"][5]["score"], 10.0,
+        "compliance: {}",
+        good["tests"][5]
+    );
+    let bad = grade(&fake("illegal"), "bad.json");
+    check(&bad);
+    assert_eq!(bad["tests"][0]["score"], 0.0);
+    assert_eq!(
+        bad["tests"][6]["score"], 0.0,
+        "it forfeits: {}",
+        bad["tests"][6]
+    );
+    assert!(bad["score"].as_f64().unwrap() < good["score"].as_f64().unwrap());
+}
+
+#[test]
+fn compliance_reports_each_check() {
+    arena()
+        .args(["compliance", "--engine", "cmd=self"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("9 of 9 checks passed"));
+    arena()
+        .args(["compliance", "--engine", &fake("illegal")])
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("FAIL go movetime 100"))
+        .stdout(predicate::str::contains("illegal bestmove"))
+        .stdout(predicate::str::contains("pass ping: pong"));
 }
 
 #[test]
@@ -101,4 +560,29 @@ fn bad_specs_are_clear_errors() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("exactly two --engine specs"));
+    arena()
+        .args([
+            "match",
+            "--engine",
+            "name=a,cmd=self",
+            "--engine",
+            "name=a,cmd=self",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("two engines are named 'a'"));
+    arena()
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--shard", "4/3",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'4/3': expected I/N"));
+    arena()
+        .args(["merge", "/nonexistent/log.jsonl"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "/nonexistent/log.jsonl: no such log",
+        ));
 }

@@ -243,7 +243,7 @@ pub(crate) fn deepen(
 
 /// The seed of a game for an agent whose own seed is `own`: both mixed, so
 /// agents with different seeds still differ in the same game.
-pub(crate) fn game_seed(own: u64, game: u64) -> u64 {
+pub fn game_seed(own: u64, game: u64) -> u64 {
     // SplitMix64's finaliser over the pair.
     let mut z = own ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

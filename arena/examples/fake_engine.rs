@@ -1,0 +1,132 @@
+//! An engine that misbehaves on cue, to test that the arena survives it.
+//!
+//! `fake_engine MODE` speaks just enough of the protocol (hello, ping,
+//! newgame, position, go, stop, quit; a legal move centre first) and then
+//! misbehaves as MODE says:
+//!
+//! - `good`: never misbehaves;
+//! - `crash-at=K`: exits with status 3 when asked for its K-th move;
+//! - `hang`: stops answering anything at its first `go`;
+//! - `slow-start=MS`: sleeps MS before reading its first line;
+//! - `slow-move=MS`: sleeps MS before each `bestmove`;
+//! - `illegal`: answers `go` with column 9;
+//! - `garbage`: answers `go` with a line that is not JSON;
+//! - `out-of-turn`: answers `go` with a `bestmove` carrying another id;
+//! - `huge`: answers `go` with a 2 MiB line.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use connect4::Game;
+use connect4::protocol::messages::{EngineInfo, PROTOCOL, VERSION, WireScore};
+use connect4::protocol::{Id, Reply};
+use serde_json::Value;
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "good".into());
+    let number = |prefix: &str| {
+        mode.strip_prefix(prefix)
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    if let Some(ms) = number("slow-start=") {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    let mut game = Game::new(Default::default());
+    let mut moves_asked = 0;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        let Ok(request) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let id: Option<Id> = request
+            .get("id")
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        let reply = match request["cmd"].as_str().unwrap_or("") {
+            "hello" => Reply::Hello {
+                id,
+                protocol: PROTOCOL.into(),
+                version: VERSION,
+                engine: EngineInfo {
+                    name: format!("fake ({mode})"),
+                    version: "0".into(),
+                },
+                options: Vec::new(),
+            },
+            "ping" => Reply::Pong { id },
+            "newgame" => {
+                game = Game::new(Default::default());
+                Reply::Ok { id, state: None }
+            }
+            "position" => {
+                game = Game::from_move_string(
+                    Default::default(),
+                    request["moves"].as_str().unwrap_or(""),
+                )
+                .unwrap_or_else(|_| Game::new(Default::default()));
+                Reply::Ok { id, state: None }
+            }
+            "stop" | "setoption" => Reply::Ok { id, state: None },
+            "quit" => return,
+            "go" => {
+                moves_asked += 1;
+                if number("crash-at=") == Some(moves_asked) {
+                    std::process::exit(3);
+                }
+                if mode == "hang" {
+                    // Keep the pipes open, answer nothing.
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
+                if let Some(ms) = number("slow-move=") {
+                    std::thread::sleep(Duration::from_millis(ms));
+                }
+                match mode.as_str() {
+                    "garbage" => {
+                        writeln!(out, "I resign!").ok();
+                        out.flush().ok();
+                        continue;
+                    }
+                    "huge" => {
+                        let big = "x".repeat(2 << 20);
+                        writeln!(out, "{{\"type\":\"info\",\"pad\":\"{big}\"}}").ok();
+                        out.flush().ok();
+                        continue;
+                    }
+                    _ => {}
+                }
+                let p = game.position();
+                let column = [3, 2, 4, 1, 5, 0, 6]
+                    .into_iter()
+                    .find(|&c| p.can_play(c))
+                    .unwrap_or(0)
+                    + 1;
+                Reply::Bestmove {
+                    id: if mode == "out-of-turn" {
+                        Some(Id::Text("not yours".into()))
+                    } else {
+                        id
+                    },
+                    column: if mode == "illegal" { 9 } else { column },
+                    score: WireScore {
+                        exact: false,
+                        value: 0,
+                        outcome: None,
+                        plies_to_end: None,
+                    },
+                    depth: 1,
+                    nodes: 1,
+                    time_ms: 0,
+                    pv: vec![column],
+                }
+            }
+            _ => continue,
+        };
+        if writeln!(out, "{}", reply.to_line())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}

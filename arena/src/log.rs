@@ -1,0 +1,122 @@
+//! The JSON-lines game log: one line per finished game, written and flushed
+//! as the game ends, read back to resume a run or to merge shards.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::play::MoveRecord;
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    /// The fingerprint of the run's schedule (see `schedule::fingerprint`).
+    pub run: String,
+    /// The game's number in the schedule, from 1.
+    pub game: u64,
+    /// Its pair's number, from 1.
+    pub pair: u64,
+    /// The engine moving first.
+    pub first: String,
+    /// The engine moving second.
+    pub second: String,
+    /// The board.
+    pub rules: String,
+    /// The opening's move string.
+    pub opening: String,
+    /// Every move, opening included.
+    pub moves: String,
+    /// `1-0`, `0-1` or `1/2-1/2`, first player's result first.
+    pub result: String,
+    /// `line`, `full board`, `adjudicated`, or the loser's forfeit.
+    pub reason: String,
+    /// What happened, for forfeits and adjudications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The seed sent with `newgame`.
+    pub seed: u64,
+    /// The engines' moves after the opening: time, nodes, depth, score.
+    pub plies: Vec<MoveRecord>,
+}
+
+impl GameLine {
+    /// The points of the first player: 1, 1/2 or 0.
+    pub fn first_points(&self) -> f64 {
+        match self.result.as_str() {
+            "1-0" => 1.0,
+            "0-1" => 0.0,
+            _ => 0.5,
+        }
+    }
+}
+
+/// The games of a log; a line that does not parse (a write cut short by a
+/// crash) is skipped with a warning, so its game is played again.
+pub fn read(path: &Path) -> Result<Vec<GameLine>> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading the log {}", path.display())),
+    };
+    let mut games = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading the log {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<GameLine>(&line) {
+            Ok(g) => games.push(g),
+            Err(e) => eprintln!(
+                "connect4-arena: {}:{}: skipping a line that is not a game ({e})",
+                path.display(),
+                i + 1
+            ),
+        }
+    }
+    Ok(games)
+}
+
+/// A log open for appending.
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Opens `path` for appending, ending a cut-short last line first.
+    pub fn open(path: &Path) -> Result<Writer> {
+        let context = || format!("opening the log {}", path.display());
+        let mut file = File::options()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .with_context(context)?;
+        let len = file.metadata().with_context(context)?.len();
+        if len > 0 {
+            let mut last = [0u8];
+            file.seek(SeekFrom::Start(len - 1)).with_context(context)?;
+            file.read_exact(&mut last).with_context(context)?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n").with_context(context)?;
+            }
+        }
+        Ok(Writer {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one game and flushes it to the file.
+    pub fn append(&mut self, game: &GameLine) -> Result<()> {
+        let mut line = serde_json::to_string(game).expect("a game serialises");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .with_context(|| format!("writing the log {}", self.path.display()))
+    }
+}

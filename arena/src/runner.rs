@@ -1,0 +1,129 @@
+//! Running a schedule: K games at once, each worker with its own engine
+//! processes (started once, reused with `newgame`), results handed back in
+//! the order games finish.
+//!
+//! Stopping is cooperative: `stop` makes workers take no new game (running
+//! ones finish and are reported); `abort` abandons running games between
+//! moves (they are not reported, so a resumed run plays them again).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use connect4::Rules;
+use connect4::agents::game_seed;
+
+use crate::play::{Adjudicator, GameRecord, GameSetup, Seat, play_game};
+use crate::schedule::Job;
+use crate::spec::EngineSpec;
+
+/// What the workers need.
+#[derive(Clone)]
+pub struct RunConfig {
+    /// The board.
+    pub rules: Rules,
+    /// The engines, in the schedule's numbering.
+    pub specs: Vec<EngineSpec>,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Default time margin of engines that set none.
+    pub margin: Duration,
+    /// Solver adjudication budget per position, if on.
+    pub adjudicate: Option<u64>,
+    /// Seed from which every game's `newgame` seed derives.
+    pub seed: u64,
+}
+
+/// Whether to go on after a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Keep starting games.
+    Continue,
+    /// Start no more games.
+    Stop,
+}
+
+/// The flags that end a run early.
+#[derive(Clone, Default)]
+pub struct Flags {
+    /// Start no new game.
+    pub stop: Arc<AtomicBool>,
+    /// Abandon running games.
+    pub abort: Arc<AtomicBool>,
+}
+
+/// The `newgame` seed of game `game` of a run seeded `seed`.
+pub fn seed_of(seed: u64, game: u64) -> u64 {
+    game_seed(seed, game)
+}
+
+/// Plays `jobs`; `on_game` sees each finished game and may stop the run.
+pub fn run(
+    config: &RunConfig,
+    jobs: Vec<Job>,
+    flags: &Flags,
+    mut on_game: impl FnMut(&Job, GameRecord) -> Control,
+) {
+    if jobs.is_empty() {
+        return;
+    }
+    let workers = config.concurrency.clamp(1, jobs.len());
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let (tx, rx) = mpsc::channel::<(Job, GameRecord)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let queue = Arc::clone(&queue);
+            let tx = tx.clone();
+            let flags = flags.clone();
+            scope.spawn(move || {
+                let mut seats: Vec<Seat> = config
+                    .specs
+                    .iter()
+                    .map(|s| Seat::new(s.clone(), config.margin))
+                    .collect();
+                let mut adjudicator = config.adjudicate.map(Adjudicator::new);
+                loop {
+                    if flags.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
+                    let Some(job) = job else { break };
+                    let (first, second) = two_seats(&mut seats, job.first, job.second);
+                    let setup = GameSetup {
+                        rules: config.rules,
+                        opening: &job.opening,
+                        seed: seed_of(config.seed, job.game),
+                        adjudicator: adjudicator.as_mut(),
+                        abort: &flags.abort,
+                    };
+                    let Some(record) = play_game(setup, first, second) else {
+                        break;
+                    };
+                    if tx.send((job, record)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (job, record) in rx {
+            if on_game(&job, record) == Control::Stop {
+                flags.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
+/// Two distinct seats, mutably.
+fn two_seats(seats: &mut [Seat], a: usize, b: usize) -> (&mut Seat, &mut Seat) {
+    assert_ne!(a, b, "an engine does not play itself");
+    if a < b {
+        let (left, right) = seats.split_at_mut(b);
+        (&mut left[a], &mut right[0])
+    } else {
+        let (left, right) = seats.split_at_mut(a);
+        (&mut right[0], &mut left[b])
+    }
+}
