@@ -1,14 +1,16 @@
 //! The engine facade: a game, the players (the solver's searcher and an
 //! optional agent), and a search thread.
 //!
-//! `go` is non-blocking: it moves the players into a worker thread, which
-//! reports through the callbacks it was given and hands them back
-//! when it ends. `stop` raises the atomic flag the search polls and waits for
-//! the worker. The protocol layer sits on top and only formats.
+//! `go` is non-blocking: it moves the players to the search thread, which
+//! reports through the callbacks it was given and hands them back when it
+//! ends. The search thread lives as long as the engine (starting a thread
+//! per move cost more than a whole move of a fast agent). `stop` raises the
+//! atomic flag the search polls and waits for the players to come back. The
+//! protocol layer sits on top and only formats.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, Receiver, Sender};
 
 use crate::agents::Agent;
 use crate::game::Game;
@@ -28,9 +30,39 @@ pub type OnReport = Box<dyn FnMut(&Report) + Send>;
 pub struct Engine {
     game: Game,
     hash_mb: usize,
-    /// The players when idle; `None` while a worker holds them.
+    /// The players when idle; `None` while a search holds them.
     players: Option<Players>,
+    /// The search thread, started on first use.
+    thread: Option<SearchThread>,
+    /// The running (or finished, not yet reclaimed) search.
     worker: Option<Worker>,
+}
+
+/// A job for the search thread: it runs, then hands the players back.
+type Task = Box<dyn FnOnce() -> Players + Send>;
+
+/// The long-lived search thread and its two channels.
+struct SearchThread {
+    tasks: Sender<Task>,
+    players: Receiver<Players>,
+}
+
+impl SearchThread {
+    fn start() -> SearchThread {
+        let (task_tx, task_rx) = mpsc::channel::<Task>();
+        let (players_tx, players_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for task in task_rx {
+                if players_tx.send(task()).is_err() {
+                    return;
+                }
+            }
+        });
+        SearchThread {
+            tasks: task_tx,
+            players: players_rx,
+        }
+    }
 }
 
 /// A running (or just finished) search.
@@ -42,7 +74,6 @@ struct Players {
 }
 
 struct Worker {
-    handle: JoinHandle<Players>,
     stop: Arc<AtomicBool>,
     /// Set by the worker just before it reports its result, so that a
     /// client that saw the result never finds the engine busy.
@@ -59,6 +90,7 @@ impl Engine {
                 searcher: Searcher::new(hash_mb),
                 agent: None,
             }),
+            thread: None,
             worker: None,
         }
     }
@@ -81,11 +113,19 @@ impl Engine {
             .is_some_and(|w| !w.done.load(Ordering::Acquire))
     }
 
-    /// Takes the players back from a finished worker.
+    /// Waits for the running search, if any, and takes the players back.
     fn reclaim(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            // A worker that panicked lost its players: start afresh.
-            self.players = worker.handle.join().ok();
+        if self.worker.take().is_some() {
+            let back = self.thread.as_ref().map(|t| t.players.recv());
+            match back {
+                Some(Ok(players)) => self.players = Some(players),
+                // A search that panicked took its thread and the players
+                // with it: start afresh.
+                _ => {
+                    self.thread = None;
+                    self.players = None;
+                }
+            }
         }
     }
 
@@ -195,14 +235,24 @@ impl Engine {
         let stop = Arc::new(AtomicBool::new(false));
         let finished = Arc::new(AtomicBool::new(false));
         let (flag, finished_flag) = (stop.clone(), finished.clone());
-        let handle = std::thread::spawn(move || {
+        let mut task: Task = Box::new(move || {
             let deliver = job(&mut players, &position, flag);
             finished_flag.store(true, Ordering::Release);
             deliver();
             players
         });
+        // A thread that died with an earlier panic is replaced.
+        for _ in 0..2 {
+            let thread = self.thread.get_or_insert_with(SearchThread::start);
+            match thread.tasks.send(task) {
+                Ok(()) => break,
+                Err(mpsc::SendError(back)) => {
+                    task = back;
+                    self.thread = None;
+                }
+            }
+        }
         self.worker = Some(Worker {
-            handle,
             stop,
             done: finished,
         });

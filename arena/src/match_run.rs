@@ -143,6 +143,17 @@ impl Live {
     }
 }
 
+/// CPU time (user + system) of this process so far, from /proc (Linux).
+fn own_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // Linux reports in clock ticks of 1/100 s on every common build.
+    Some(ticks / 100.0)
+}
+
 /// Plays (or resumes) the games of `engines` and prints the results.
 pub fn run_games(
     engines: &[String],
@@ -291,7 +302,10 @@ pub fn run_games(
         seed: args.seed,
     };
     let mut progress = Progress::new("games", todo.len() as u64);
+    let started = std::time::Instant::now();
+    let cpu_before = own_cpu_seconds();
     let mut played = 0u64;
+    let mut new_moves = 0usize;
     let mut write_error = None;
     if decided.is_none() {
         runner::run(&config, todo.clone(), &flags, |job, record| {
@@ -323,6 +337,7 @@ pub fn run_games(
                 return Control::Stop;
             }
             live.add(pairings[0], job.first, job.second, &line);
+            new_moves += line.plies.len();
             games.push(line);
             let t = &live.tally;
             let mut message = format!(
@@ -347,6 +362,10 @@ pub fn run_games(
         });
     }
     progress.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = own_cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -360,6 +379,19 @@ pub fn run_games(
         write!(out, "{}", results.crosstable())?;
     }
     write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
+    if played > 0 {
+        let moves = new_moves.max(1) as f64;
+        writeln!(
+            out,
+            "\n{played} games in {wall:.2} s: {:.1} games/s, {:.3} ms of wall time per move{}",
+            played as f64 / wall,
+            1e3 * wall / moves,
+            cpu.map_or(String::new(), |c| format!(
+                ", arena CPU {:.3} ms per move",
+                1e3 * c / moves
+            ))
+        )?;
+    }
     let missing = share.saturating_sub(
         games
             .iter()

@@ -169,11 +169,10 @@ impl Seat {
         clock: Option<(u64, u64)>,
     ) -> Result<(u32, Reply, Duration), (&'static str, String)> {
         let fail = |f: Failure| (f.reason(), f.detail().to_string());
-        self.expect_ok(Command::Position(PositionRequest {
+        let position = Command::Position(PositionRequest {
             moves: Some(Moves::Text(game.move_string())),
             board: None,
-        }))
-        .map_err(fail)?;
+        });
         let limits = GoLimits {
             depth: self.spec.depth,
             nodes: self.spec.nodes,
@@ -188,8 +187,19 @@ impl Seat {
             .map(Duration::from_millis);
         let margin = self.margin;
         let result = self.with_process(|p| {
+            // Position and go go out together (the protocol answers in
+            // order), saving a round trip per move.
             let start = Instant::now();
-            let id = p.send(Command::Go(limits))?;
+            let [position_id, id] = p.send_all([position, Command::Go(limits)])?;
+            match p.recv_final(position_id, start + REPLY_TIMEOUT, None, |_| {})? {
+                Reply::Ok { .. } => {}
+                other => {
+                    return Err(Failure::Protocol(format!(
+                        "position: expected ok, got {}",
+                        shorten(&other.to_line())
+                    )));
+                }
+            }
             let reply = match budget {
                 // Timed: wait for the budget and margin; then a live engine
                 // that is merely late loses on time, a dead one stalls.

@@ -132,14 +132,29 @@ impl EngineProcess {
 
     /// Sends `command` with a fresh id; returns the id.
     pub fn send(&mut self, command: Cmd) -> Result<u64, Failure> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let request = Request {
-            id: Some(Id::Number(id.into())),
-            command,
-        };
-        self.send_raw(&request.to_line())?;
+        let [id] = self.send_all([command])?;
         Ok(id)
+    }
+
+    /// Sends several commands in one write (the engine answers them in
+    /// order); returns their ids.
+    pub fn send_all<const N: usize>(&mut self, commands: [Cmd; N]) -> Result<[u64; N], Failure> {
+        let mut text = String::new();
+        let ids = commands.map(|command| {
+            let id = self.next_id;
+            self.next_id += 1;
+            let request = Request {
+                id: Some(Id::Number(id.into())),
+                command,
+            };
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&request.to_line());
+            id
+        });
+        self.send_raw(&text)?;
+        Ok(ids)
     }
 
     /// Sends one line as it is (for compliance checks with bad input).
