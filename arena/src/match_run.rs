@@ -340,13 +340,21 @@ pub fn run_games(
             new_moves += line.plies.len();
             games.push(line);
             let t = &live.tally;
+            let elo = t.elo().0;
             let mut message = format!(
-                "{}: +{} ={} -{} ({:.1}%)",
+                "{}: +{} ={} -{} ({:.1}%, Elo {})",
                 names[pairings[0].0],
                 t.wins,
                 t.draws,
                 t.losses,
-                100.0 * t.score()
+                100.0 * t.score(),
+                if elo.is_finite() {
+                    format!("{elo:+.0}")
+                } else if elo > 0.0 {
+                    "+inf".into()
+                } else {
+                    "-inf".into()
+                }
             );
             if let Some(s) = sprt {
                 let llr = s.llr(&t.penta);

@@ -189,6 +189,38 @@ fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
 }
 
 #[test]
+fn clocks_are_kept_and_an_engine_over_its_clock_loses_on_time() {
+    let dir = scratch("clock");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", "name=a,cmd=self,tc=2+0.05", "--engine"])
+        .arg(format!("{},tc=0.4+0.01", fake("slow-move=250")))
+        .args(["--games", "2", "--time-margin", "50", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("time: 2"));
+    for g in read_log(&log) {
+        assert_eq!(g["reason"], "time", "{g}");
+        // 400 ms, 250 ms a move, 10 ms back each: about 160 ms left (and a 50 ms
+        // margin) for the second move, which it loses on time.
+        let bad_moves = g["plies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (i % 2 == 0) == (g["first"] == "bad"))
+            .count();
+        assert_eq!(bad_moves, 1, "{g}");
+        let detail = g["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("budget") || detail.contains("allowed"),
+            "{g}"
+        );
+    }
+}
+
+#[test]
 fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
     let dir = scratch("resume");
     let log = dir.join("games.jsonl");
