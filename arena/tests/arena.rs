@@ -159,6 +159,8 @@ fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
         ("huge", "depth=1", "protocol"),
         ("slow-move=700", "movetime=50", "time"),
         ("hang", "movetime=50", "stall"),
+        // No time limit: the quiet engine is pinged and does not answer.
+        ("hang", "depth=3", "stall"),
     ] {
         let (out, log) = against_fake(mode, limits);
         assert_eq!(log.len(), 2, "{mode}: every game is logged\n{out}");
