@@ -38,7 +38,11 @@ pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Ve
     let mut list = match &source.file {
         Some(path) => read_openings(rules, path)?,
         None if source.all => all_openings(rules, source.plies),
-        None => random_openings(rules, source.plies, count, source.seed),
+        // Filtering drops some: draw more candidates.
+        None => {
+            let extra = if source.undecided.is_some() { 4 } else { 1 };
+            random_openings(rules, source.plies, count * extra, source.seed)
+        }
     };
     if let Some(nodes) = source.undecided {
         let mut solver = Solver::new(16);
@@ -51,6 +55,9 @@ pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Ve
             bail!(
                 "--undecided {nodes}: the solver decides every opening; try fewer nodes or plies"
             );
+        }
+        if source.file.is_none() && !source.all {
+            list.truncate(count);
         }
     }
     if list.is_empty() {
