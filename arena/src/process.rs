@@ -1,6 +1,6 @@
 //! An engine process: spawned without a shell, spoken to in the protocol.
 //!
-//! A reader thread turns the engine's stdout into a channel of lines (each
+//! A reader thread turns the engine's stdout into a queue of lines (each
 //! capped at the protocol's 1 MiB), so every wait has a deadline: a hung
 //! engine becomes a stall, a closed pipe a crash, never a hang of the arena.
 //! Every request carries a fresh numeric id and its reply must echo it; a
@@ -8,9 +8,10 @@
 //! While a search runs, the arena pings the engine when it has been quiet
 //! for a while; an engine that does not answer the ping in time stalls.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use connect4::protocol::messages::MAX_LINE_BYTES;
@@ -57,24 +58,67 @@ enum Line {
     TooLong(usize),
 }
 
+/// Lines from the reader thread, and whether it has stopped (end of
+/// output). A mutex and condition variable rather than a channel: the
+/// waiting side sleeps in the kernel at once instead of spinning first.
+#[derive(Default)]
+struct LineQueue {
+    state: Mutex<(VecDeque<Line>, bool)>,
+    ready: Condvar,
+}
+
+impl LineQueue {
+    fn push(&self, line: Option<Line>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match line {
+            Some(l) => state.0.push_back(l),
+            None => state.1 = true,
+        }
+        self.ready.notify_one();
+    }
+
+    /// The next line before `deadline`: `Ok(None)` on time out, `Err(())`
+    /// once the output has ended and every line was taken.
+    fn pop(&self, deadline: Instant) -> Result<Option<Line>, ()> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(line) = state.0.pop_front() {
+                return Ok(Some(line));
+            }
+            if state.1 {
+                return Err(());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            state = self
+                .ready
+                .wait_timeout(state, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
 /// A running engine.
 pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Line>,
+    lines: Arc<LineQueue>,
     next_id: u64,
 }
 
 /// Reads lines of at most `MAX_LINE_BYTES`; a longer one is reported and
 /// skipped without being held in memory.
-fn read_lines(stdout: impl Read, tx: mpsc::Sender<Line>) {
+fn read_lines(stdout: impl Read, queue: &LineQueue) {
     let mut reader = BufReader::new(stdout);
     let mut buf = Vec::new();
     loop {
         buf.clear();
         let mut limited = (&mut reader).take(MAX_LINE_BYTES as u64 + 1);
         match limited.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return queue.push(None),
             Ok(_) => {}
         }
         let line = if buf.len() > MAX_LINE_BYTES && !buf.ends_with(b"\n") {
@@ -103,9 +147,7 @@ fn read_lines(stdout: impl Read, tx: mpsc::Sender<Line>) {
             let text = String::from_utf8_lossy(&buf);
             Line::Text(text.trim_end_matches(['\n', '\r']).to_string())
         };
-        if tx.send(line).is_err() {
-            return;
-        }
+        queue.push(Some(line));
     }
 }
 
@@ -120,12 +162,13 @@ impl EngineProcess {
             .spawn()?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || read_lines(stdout, tx));
+        let queue = Arc::new(LineQueue::default());
+        let writer = Arc::clone(&queue);
+        std::thread::spawn(move || read_lines(stdout, &writer));
         Ok(EngineProcess {
             child,
             stdin: Some(stdin),
-            lines: rx,
+            lines: queue,
             next_id: 1,
         })
     }
@@ -199,16 +242,15 @@ impl EngineProcess {
 
     /// The next line before `deadline`, parsed.
     fn next_reply(&mut self, deadline: Instant) -> Result<Option<Reply>, Failure> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = match self.lines.recv_timeout(left) {
-            Ok(Line::Text(line)) => line,
-            Ok(Line::TooLong(n)) => {
+        let line = match self.lines.pop(deadline) {
+            Ok(Some(Line::Text(line))) => line,
+            Ok(Some(Line::TooLong(n))) => {
                 return Err(Failure::Protocol(format!(
                     "a reply of {n} bytes, over the protocol's {MAX_LINE_BYTES}"
                 )));
             }
-            Err(RecvTimeoutError::Timeout) => return Ok(None),
-            Err(RecvTimeoutError::Disconnected) => {
+            Ok(None) => return Ok(None),
+            Err(()) => {
                 // Give the process a moment to be reaped for its status.
                 let status = (0..20).find_map(|_| {
                     let s = self.child.try_wait().ok().flatten();
