@@ -27,6 +27,9 @@ pub struct RunArgs {
     /// Games per pairing (rounded up to whole colour-swapped pairs).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
+    /// Colour-swapped pairs per pairing (instead of --games).
+    #[arg(long, conflicts_with = "games")]
+    pub pairs: Option<u32>,
     /// A file of opening move strings, one per line (else generated).
     #[arg(long)]
     pub openings: Option<PathBuf>,
@@ -80,6 +83,7 @@ impl RunArgs {
     pub fn demo() -> RunArgs {
         RunArgs {
             games: 20,
+            pairs: None,
             openings: None,
             opening_plies: 2,
             all_openings: false,
@@ -175,11 +179,13 @@ pub fn run_games(
             bail!("two engines are named '{n}': give each a distinct name=");
         }
     }
-    if args.games == 0 {
-        bail!("--games 0: expected at least 1");
-    }
+    let rounds = match args.pairs {
+        Some(0) => bail!("--pairs 0: expected at least 1"),
+        Some(p) => p as usize,
+        None if args.games == 0 => bail!("--games 0: expected at least 1"),
+        None => args.games.div_ceil(2) as usize,
+    };
     let pairings = schedule::pairings(specs.len(), mode);
-    let rounds = args.games.div_ceil(2) as usize;
     let source = OpeningSource {
         file: args.openings.clone(),
         plies: args.opening_plies,
@@ -242,9 +248,10 @@ pub fn run_games(
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "{title}: {} games ({} colour-swapped pairs per pairing), {} at once, rules {}{}{}",
+        "{title}: {} games ({} colour-swapped pair{} per pairing), {} at once, rules {}{}{}",
         jobs.len(),
         rounds,
+        if rounds == 1 { "" } else { "s" },
         concurrency.min(todo.len().max(1)),
         args.rules,
         args.shard.map_or(String::new(), |s| format!(

@@ -590,6 +590,18 @@ fn bad_specs_are_clear_errors() {
             "'depth=zero': expected a positive integer",
         ));
     arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--pairs", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "2 games (1 colour-swapped pair per pairing)",
+        ));
+    arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--pairs", "0"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--pairs 0: expected at least 1"));
+    arena()
         .args(["match", "--engine", "cmd=self"])
         .assert()
         .failure()
