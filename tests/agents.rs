@@ -256,15 +256,18 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 #[test]
 fn a_trained_q_model_loads_back_plays_and_learns() {
     use connect4::agents::qlearning::QModel;
+    use connect4::agents::qlearning::model::Hyperparameters;
     use connect4::agents::qlearning::train::{TrainOptions, train};
     let options = TrainOptions {
         rules: Rules::STANDARD,
-        episodes: 3000,
-        opponent: "greedy".into(),
-        explore: "ucb:c=1.4".into(),
-        gamma: 0.95,
-        alpha: 0.2,
-        seed: 5,
+        hyper: Hyperparameters {
+            episodes: 3000,
+            opponent: "greedy".into(),
+            explore: "ucb:c=1.4".into(),
+            gamma: 0.95,
+            alpha: 0.2,
+            seed: 5,
+        },
         window: 500,
     };
     let mut seen = Vec::new();

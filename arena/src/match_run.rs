@@ -347,7 +347,6 @@ pub fn run_games(
             new_moves += line.plies.len();
             games.push(line);
             let t = &live.tally;
-            let elo = t.elo().0;
             let mut message = format!(
                 "{}: +{} ={} -{} ({:.1}%, Elo {})",
                 names[pairings[0].0],
@@ -355,13 +354,7 @@ pub fn run_games(
                 t.draws,
                 t.losses,
                 100.0 * t.score(),
-                if elo.is_finite() {
-                    format!("{elo:+.0}")
-                } else if elo > 0.0 {
-                    "+inf".into()
-                } else {
-                    "-inf".into()
-                }
+                report::elo_text(t.elo().0)
             );
             if let Some(s) = sprt {
                 let llr = s.llr(&t.penta);

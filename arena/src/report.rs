@@ -171,7 +171,7 @@ pub fn collect(
 }
 
 /// An Elo figure as text (`+inf` for a perfect score).
-fn elo_text(e: f64) -> String {
+pub fn elo_text(e: f64) -> String {
     if e.is_infinite() {
         if e > 0.0 {
             "+inf".into()

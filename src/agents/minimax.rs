@@ -130,9 +130,7 @@ impl Agent for MinimaxAgent {
     }
 
     fn new_game(&mut self, seed: Option<u64>) {
-        if let Some(game) = seed {
-            self.eval.new_game(game);
-        }
+        self.eval.new_game(seed);
     }
 
     fn choose(

@@ -32,6 +32,7 @@ pub mod qlearning;
 pub mod random;
 pub mod selfplay;
 pub mod solver;
+mod stored;
 pub mod tune;
 
 pub use evaluators::Evaluator;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use connect4::Rules;
+use connect4::agents::qlearning::model::Hyperparameters;
 use connect4::agents::qlearning::train::{CurvePoint, TrainOptions, train};
 use connect4::progress::Progress;
 
@@ -63,12 +64,14 @@ pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
         .unwrap_or_else(|| args.out.with_extension("csv"));
     let options = TrainOptions {
         rules: args.rules,
-        episodes: args.episodes,
-        opponent: args.opponent.clone(),
-        explore: args.explore.clone(),
-        gamma: args.gamma,
-        alpha: args.alpha,
-        seed: args.seed,
+        hyper: Hyperparameters {
+            episodes: args.episodes,
+            opponent: args.opponent.clone(),
+            explore: args.explore.clone(),
+            gamma: args.gamma,
+            alpha: args.alpha,
+            seed: args.seed,
+        },
         window: args.window,
     };
     let mut progress = Progress::new("train", args.episodes);

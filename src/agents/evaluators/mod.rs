@@ -121,9 +121,11 @@ impl Evaluator {
         Ok(Evaluator::new(weights, seed))
     }
 
-    /// Reseeds `random` for a new game.
-    pub fn new_game(&mut self, game: u64) {
-        self.rng = StdRng::seed_from_u64(crate::agents::game_seed(self.seed, game));
+    /// Reseeds `random` for a new game with a seed.
+    pub fn new_game(&mut self, seed: Option<u64>) {
+        if let Some(game) = seed {
+            self.rng = StdRng::seed_from_u64(crate::agents::game_seed(self.seed, game));
+        }
     }
 
     /// The weights in use.

@@ -200,18 +200,8 @@ impl Weights {
             source,
         })?;
         let file: File = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        if file.format != FORMAT {
-            return Err(invalid(format!(
-                "format is '{}', expected '{FORMAT}'",
-                file.format
-            )));
-        }
-        if file.version != VERSION {
-            return Err(invalid(format!(
-                "version {} is not supported (this build reads version {VERSION})",
-                file.version
-            )));
-        }
+        crate::agents::stored::check_header(&file.format, file.version, FORMAT, VERSION)
+            .map_err(invalid)?;
         let mut w = Weights::defaults(file.eval);
         for (name, value) in &file.weights {
             w.set(name, *value).map_err(invalid)?;
@@ -234,11 +224,13 @@ impl Weights {
         serde_json::to_string_pretty(&file).expect("weights serialise") + "\n"
     }
 
-    /// Writes a weights file.
+    /// Writes a weights file (through a temporary file).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        std::fs::write(path, self.to_json()).map_err(|source| WeightsError::Io {
-            path: path.to_path_buf(),
-            source,
+        crate::agents::stored::write_atomically(path, &self.to_json()).map_err(|source| {
+            WeightsError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })
     }
 }

@@ -140,18 +140,8 @@ impl QModel {
         })?;
         let file: File =
             serde_json::from_str(&text).map_err(|e| invalid(format!("not a model file: {e}")))?;
-        if file.format != FORMAT {
-            return Err(invalid(format!(
-                "format is '{}', expected '{FORMAT}'",
-                file.format
-            )));
-        }
-        if file.version != VERSION {
-            return Err(invalid(format!(
-                "version {} is not supported (this build reads version {VERSION})",
-                file.version
-            )));
-        }
+        crate::agents::stored::check_header(&file.format, file.version, FORMAT, VERSION)
+            .map_err(invalid)?;
         let rules: Rules = file
             .rules
             .parse()
@@ -194,10 +184,7 @@ impl QModel {
             states: self.table.len(),
             table: self.table.iter().map(|(k, v)| (*k, v.clone())).collect(),
         };
-        let text = serde_json::to_string(&file).expect("a model serialises");
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        std::fs::write(&tmp, text + "\n").map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        let text = serde_json::to_string(&file).expect("a model serialises") + "\n";
+        crate::agents::stored::write_atomically(path, &text).map_err(io)
     }
 }

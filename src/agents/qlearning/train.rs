@@ -76,23 +76,15 @@ impl std::str::FromStr for Explore {
     }
 }
 
-/// What to train.
+/// What to train: the board, the hyperparameters the model records, and
+/// the games per point of the learning curve.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
     /// The board.
     pub rules: Rules,
-    /// Games to play.
-    pub episodes: u64,
-    /// The opponent's agent spec.
-    pub opponent: String,
-    /// The exploration rule's text (see [`Explore`]).
-    pub explore: String,
-    /// Discount per learner move.
-    pub gamma: f64,
-    /// Learning rate.
-    pub alpha: f64,
-    /// Seed of the learner's randomness.
-    pub seed: u64,
+    /// Episodes, opponent, exploration rule (see [`Explore`]), gamma,
+    /// alpha and seed.
+    pub hyper: Hyperparameters,
     /// Episodes per point of the learning curve.
     pub window: u64,
 }
@@ -225,7 +217,8 @@ pub fn train(
     options: &TrainOptions,
     mut progress: impl FnMut(&CurvePoint, u64),
 ) -> Result<(QModel, Vec<CurvePoint>), TrainError> {
-    let explore: Explore = options.explore.parse().map_err(TrainError::Explore)?;
+    let h = &options.hyper;
+    let explore: Explore = h.explore.parse().map_err(TrainError::Explore)?;
     let range = |name, value: f64, ok: bool, why| {
         if ok {
             Ok(())
@@ -239,20 +232,20 @@ pub fn train(
     };
     range(
         "gamma",
-        options.gamma,
-        (0.0..=1.0).contains(&options.gamma),
+        h.gamma,
+        (0.0..=1.0).contains(&h.gamma),
         "expected 0 to 1",
     )?;
     range(
         "alpha",
-        options.alpha,
-        options.alpha > 0.0 && options.alpha <= 1.0,
+        h.alpha,
+        h.alpha > 0.0 && h.alpha <= 1.0,
         "expected above 0, at most 1",
     )?;
     range(
         "episodes",
-        options.episodes as f64,
-        options.episodes > 0,
+        h.episodes as f64,
+        h.episodes > 0,
         "expected at least 1",
     )?;
     range(
@@ -261,29 +254,21 @@ pub fn train(
         options.window > 0,
         "expected at least 1",
     )?;
-    let mut opponent = player(&options.opponent)?;
-    let hyperparameters = Hyperparameters {
-        episodes: options.episodes,
-        opponent: options.opponent.clone(),
-        explore: options.explore.clone(),
-        gamma: options.gamma,
-        alpha: options.alpha,
-        seed: options.seed,
-    };
+    let mut opponent = player(&h.opponent)?;
     let mut learner = Learner {
-        model: QModel::new(options.rules, hyperparameters),
+        model: QModel::new(options.rules, h.clone()),
         counts: HashMap::new(),
         explore,
-        gamma: options.gamma as f32,
-        alpha: options.alpha as f32,
-        rng: StdRng::seed_from_u64(options.seed),
+        gamma: h.gamma as f32,
+        alpha: h.alpha as f32,
+        rng: StdRng::seed_from_u64(h.seed),
     };
     let mut curve = Vec::new();
     let (mut reward_sum, mut wins, mut draws, mut plies, mut games) = (0.0, 0u64, 0u64, 0u64, 0u64);
-    for episode in 0..options.episodes {
+    for episode in 0..h.episodes {
         let epsilon = match explore {
             Explore::Epsilon { start, end } => {
-                let t = episode as f64 / (options.episodes.max(2) - 1) as f64;
+                let t = episode as f64 / (h.episodes.max(2) - 1) as f64;
                 start + (end - start) * t
             }
             Explore::Ucb { .. } => 0.0,
@@ -325,7 +310,7 @@ pub fn train(
         draws += u64::from(reward == 0.0);
         plies += u64::from(p.moves_played());
         games += 1;
-        if games == options.window || episode + 1 == options.episodes {
+        if games == options.window || episode + 1 == h.episodes {
             let n = games as f64;
             let point = CurvePoint {
                 episode: episode + 1,
