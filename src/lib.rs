@@ -6,7 +6,7 @@
 //! - [`game`] and [`grid`]: the move string, column list and grid notations,
 //!   with errors that name the move or cell;
 //! - [`agents`]: the players of the course reports behind one trait;
-//! - [`bench`]: solving labelled positions and timing it;
+//! - [`mod@bench`]: solving labelled positions and timing it;
 //! - [`eval`]: heuristic evaluation for the clocked search;
 //! - [`engine`]: the facade that owns the search thread;
 //! - [`protocol`]: the line-based JSON protocol and its session loop;

@@ -94,7 +94,7 @@ pub enum Status {
 
 /// A Connect-4 position on any supported board, as two bitboards.
 ///
-/// A position does not know its history; [`crate::notation`] parses and
+/// A position does not know its history; [`crate::game`] parses and
 /// formats move sequences. Methods that take a column use 0-based columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {

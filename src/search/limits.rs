@@ -75,7 +75,7 @@ const POLL_INTERVAL: u64 = 1 << 10;
 /// The running budget of one search: counts nodes and decides when to abort.
 ///
 /// The node limit is checked at every node; the clock and the stop flag every
-/// [`POLL_INTERVAL`] nodes, so polling costs next to nothing.
+/// `POLL_INTERVAL` nodes, so polling costs next to nothing.
 #[derive(Clone, Debug)]
 pub struct Budget {
     nodes: u64,
