@@ -155,7 +155,11 @@ impl Spec {
                 return Err(AgentError::UnknownParam {
                     agent: self.name.clone(),
                     param: k.clone(),
-                    allowed: allowed.join(", "),
+                    allowed: if allowed.is_empty() {
+                        "none (this agent takes no parameters)".into()
+                    } else {
+                        allowed.join(", ")
+                    },
                 });
             }
         }
@@ -328,6 +332,8 @@ mod tests {
             e.contains("unknown parameter 'depht'") && e.contains("depth"),
             "{e}"
         );
+        let e = build("greedy:foo=1").err().unwrap().to_string();
+        assert!(e.contains("takes no parameters"), "{e}");
         let e = build("alphabeta:depth=-1").err().unwrap().to_string();
         assert!(e.contains("depth=-1"), "{e}");
         let e = build("alphabeta:eval=magic").err().unwrap().to_string();
