@@ -196,6 +196,20 @@ fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
             .stderr(predicate::str::contains(why));
     }
     assert!(!dir.join("bad.json").exists());
+    connect4()
+        .args([
+            "train",
+            "qlearning",
+            "--episodes",
+            "10",
+            "--out",
+            "/nonexistent/q.json",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "/nonexistent/q.json: the directory /nonexistent does not exist",
+        ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -74,6 +74,20 @@ pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
         },
         window: args.window,
     };
+    // Fail before a long training run, not after it.
+    for path in [&args.out, &curve_path] {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            anyhow::bail!(
+                "{}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
     let mut progress = Progress::new("train", args.episodes);
     let (model, curve) = train(&options, |point, done| {
         progress.update(
