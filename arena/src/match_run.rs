@@ -165,6 +165,7 @@ pub fn run_games(
     args: &RunArgs,
     sprt: Option<Sprt>,
 ) -> Result<ExitCode> {
+    // Step 1. The engines, with distinct names.
     let specs: Vec<EngineSpec> = engines
         .iter()
         .map(|s| {
@@ -179,6 +180,7 @@ pub fn run_games(
             bail!("two engines are named '{n}': give each a distinct name=");
         }
     }
+    // Step 2. The schedule and its fingerprint.
     let rounds = match args.pairs {
         Some(0) => bail!("--pairs 0: expected at least 1"),
         Some(p) => p as usize,
@@ -202,7 +204,8 @@ pub fn run_games(
     ));
     let run_id = schedule::fingerprint(args.rules, &identity, &jobs);
 
-    // Resume: the games the log already holds.
+    // Step 3. Resume: the games the log already holds, and this shard's
+    // share of the rest.
     let mut games: Vec<GameLine> = Vec::new();
     if let Some(path) = &args.log {
         for g in log::read(path)? {
@@ -267,6 +270,7 @@ pub fn run_games(
     out.flush()?;
     drop(out);
 
+    // Step 4. Ctrl-C, the log, and the live tally (from the logged games).
     let flags = Flags::default();
     {
         let flags = flags.clone();
@@ -308,6 +312,7 @@ pub fn run_games(
         adjudicate: args.adjudicate,
         seed: args.seed,
     };
+    // Step 5. Play, logging and tallying each game as it ends.
     let mut progress = Progress::new("games", todo.len() as u64);
     let started = std::time::Instant::now();
     let cpu_before = own_cpu_seconds();
@@ -378,6 +383,7 @@ pub fn run_games(
         return Err(e);
     }
     games.sort_by_key(|g| g.game);
+    // Step 6. The results of every logged game, and how the run ended.
     let results = report::collect(&names, &pairings, &games, sprt);
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
