@@ -177,6 +177,9 @@ fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
         }
         other => panic!("{other:?}"),
     }
+    // Analysis is the solver's, whatever the agent: it still works there.
+    engine.send(r#"{"cmd":"analyze","id":3,"depth":2}"#);
+    assert!(matches!(engine.recv_final(), Reply::Analysis { .. }));
 
     for (args, why) in [
         (vec!["--explore", "greedy"], "--explore 'greedy': expected"),

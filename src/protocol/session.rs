@@ -390,9 +390,6 @@ impl Session {
             Ok(p) => p,
             Err(reply) => return Some(reply),
         };
-        if let Err(why) = self.engine.check_agent() {
-            return Some(error(id, ErrorCode::BadOption, why));
-        }
         let limits = limits_from_wire(wire, &p);
         self.unbounded_search = limits == Limits::none();
         let tx = self.tx.clone();
