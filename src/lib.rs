@@ -18,7 +18,10 @@
 #![deny(missing_docs)]
 
 pub mod agents;
+mod atomic_file;
 pub mod bench;
+pub mod book;
+pub mod cpu_time;
 pub mod engine;
 pub mod eval;
 pub mod game;

@@ -147,17 +147,6 @@ impl Live {
     }
 }
 
-/// CPU time (user + system) of this process so far, from /proc (Linux).
-fn own_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command (which may hold spaces) in parentheses.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    // Linux reports in clock ticks of 1/100 s on every common build.
-    Some(ticks / 100.0)
-}
-
 /// Plays (or resumes) the games of `engines` and prints the results.
 pub fn run_games(
     engines: &[String],
@@ -315,7 +304,7 @@ pub fn run_games(
     // Step 5. Play, logging and tallying each game as it ends.
     let mut progress = Progress::new("games", todo.len() as u64);
     let started = std::time::Instant::now();
-    let cpu_before = own_cpu_seconds();
+    let cpu_before = connect4::cpu_time::own_seconds();
     let mut played = 0u64;
     let mut new_moves = 0usize;
     let mut write_error = None;
@@ -376,7 +365,7 @@ pub fn run_games(
     }
     progress.finish();
     let wall = started.elapsed().as_secs_f64();
-    let cpu = own_cpu_seconds()
+    let cpu = connect4::cpu_time::own_seconds()
         .zip(cpu_before)
         .map(|(after, before)| after - before);
     if let Some(e) = write_error {

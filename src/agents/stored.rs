@@ -1,8 +1,5 @@
 //! What the agents' files share: a `format` and `version` header checked
-//! on reading, and writing through a temporary file so that a crash never
-//! leaves half a file under the name.
-
-use std::path::Path;
+//! on reading.
 
 /// Checks a file's header: the error quotes what was found.
 pub(crate) fn check_header(
@@ -20,12 +17,4 @@ pub(crate) fn check_header(
         ));
     }
     Ok(())
-}
-
-/// Writes `text` to `path` through `path.tmp` and a rename.
-pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
 }

@@ -11,6 +11,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod book;
 pub mod perft;
 pub mod play;
 pub mod solve;
@@ -49,6 +50,9 @@ pub enum Command {
     Tune(tune::Args),
     /// Play a game in the terminal against any agent.
     Play(play::Args),
+    /// Build, merge, verify and describe opening books.
+    #[command(subcommand)]
+    Book(book::What),
 }
 
 /// Runs a subcommand.
@@ -61,6 +65,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Perft(args) => perft::run(&args, &mut out),
         Command::Train(what) => train::run(&what, &mut out),
         Command::Tune(args) => tune::run(&args, &mut out),
+        Command::Book(what) => book::run(&what, &mut out),
         Command::Play(args) => {
             drop(out);
             play::run(&args)

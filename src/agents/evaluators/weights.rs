@@ -226,11 +226,9 @@ impl Weights {
 
     /// Writes a weights file (through a temporary file).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        crate::agents::stored::write_atomically(path, &self.to_json()).map_err(|source| {
-            WeightsError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
+        crate::atomic_file::write(path, self.to_json()).map_err(|source| WeightsError::Io {
+            path: path.to_path_buf(),
+            source,
         })
     }
 }

@@ -185,6 +185,6 @@ impl QModel {
             table: self.table.iter().map(|(k, v)| (*k, v.clone())).collect(),
         };
         let text = serde_json::to_string(&file).expect("a model serialises") + "\n";
-        crate::agents::stored::write_atomically(path, &text).map_err(io)
+        crate::atomic_file::write(path, &text).map_err(io)
     }
 }

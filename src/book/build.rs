@@ -1,0 +1,441 @@
+//! Building the book with the exact solver, one ply at a time.
+//!
+//! The roots are every position of at most [`ROOT_PLIES`] plies. A root the
+//! side to move does not lose starts that side's tree; a root it does not
+//! win starts the other side's tree (a drawn root starts both). In a side's
+//! tree, a position where that side is to move (a *tree turn*) is solved
+//! exactly and the tree goes on through its best move only; a position where
+//! the other side is to move (a *reply turn*) goes on through every legal
+//! move. Positions where the side to move wins at once, and finished games,
+//! end a branch without an entry: the engine plays those without help.
+//!
+//! Tree turns are solved in order of ply, so a book that stops early (a time
+//! budget, a killed job) is complete up to some ply and a later run carries
+//! on from its file. Reply turns need no search: once their children are
+//! stored, their score is the best of the children's, and they are stored
+//! too, so that the side that is losing also finds its longest defence.
+//!
+//! With a shard `I/N`, one run solves only the positions of the next
+//! unfinished ply whose key falls to shard `I`, so `N` jobs can share a ply;
+//! merging their files and running [`finish_plies`] (which
+//! `connect4 book merge` does) completes it.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::{Book, BookError, fold};
+use crate::position::Position;
+use crate::progress::Progress;
+use crate::search::limits::{Budget, Limits};
+use crate::search::order::centre_first;
+use crate::search::{Solver, score};
+
+/// Positions of at most this many plies are roots of strategy trees.
+pub const ROOT_PLIES: u32 = 2;
+
+/// One of `count` parts of each ply's work, numbered from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This part, `1..=count`.
+    pub index: u64,
+    /// How many parts there are.
+    pub count: u64,
+}
+
+impl Shard {
+    /// Whether the position with this folded key is this shard's work.
+    fn owns(&self, key: u64) -> bool {
+        // Scatter the keys: neighbouring keys are similar positions.
+        key.wrapping_mul(0x9e37_79b9_7f4a_7c15) % self.count == self.index - 1
+    }
+}
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Store tree positions up to this ply.
+    pub depth: u32,
+    /// The solver's table size in MiB.
+    pub hash_mb: usize,
+    /// Stop (after saving) when this much time has passed.
+    pub time: Option<Duration>,
+    /// Solve only this part of the next unfinished ply.
+    pub shard: Option<Shard>,
+    /// Save the book at least this often.
+    pub checkpoint: Duration,
+}
+
+/// How a build ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildEnd {
+    /// Every tree position up to the depth is stored.
+    Complete,
+    /// The time budget ran out first; the file holds what was solved.
+    OutOfTime,
+    /// A shard did its part of one ply.
+    ShardDone,
+}
+
+/// Whose turn it is in a strategy tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Turn {
+    /// The tree's side moves: one best move is followed.
+    Tree,
+    /// The other side moves: every move is followed.
+    Reply,
+}
+
+/// Every position of at most [`ROOT_PLIES`] plies on `book`'s board, one per
+/// mirror pair, in a fixed order.
+fn roots(book: &Book) -> Vec<Position> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut layer = vec![Position::new(book.rules())];
+    for _ in 0..=ROOT_PLIES {
+        let mut next = Vec::new();
+        for p in layer {
+            if seen.insert(fold(&p).0) {
+                out.push(p);
+                for c in p.legal_moves() {
+                    let mut child = p;
+                    child.play(c);
+                    if !child.is_over() {
+                        next.push(child);
+                    }
+                }
+            }
+        }
+        layer = next;
+    }
+    out
+}
+
+/// Walks every strategy tree up to `max_ply`, calling `visit` once per
+/// position and turn. The walk cannot go past a tree turn the book lacks.
+fn walk(book: &Book, max_ply: u32, mut visit: impl FnMut(&Position, Turn)) {
+    let mut seen = HashSet::new();
+    for root in roots(book) {
+        if root.moves_played() > max_ply {
+            continue;
+        }
+        match book.lookup(&root) {
+            None => visit(&root, Turn::Tree),
+            Some(m) => {
+                if m.score >= 0 {
+                    step(book, &root, Turn::Tree, max_ply, &mut seen, &mut visit);
+                }
+                if m.score <= 0 {
+                    step(book, &root, Turn::Reply, max_ply, &mut seen, &mut visit);
+                }
+            }
+        }
+    }
+}
+
+fn step(
+    book: &Book,
+    p: &Position,
+    turn: Turn,
+    max_ply: u32,
+    seen: &mut HashSet<(u64, Turn)>,
+    visit: &mut impl FnMut(&Position, Turn),
+) {
+    if p.moves_played() > max_ply || !seen.insert((fold(p).0, turn)) {
+        return;
+    }
+    visit(p, turn);
+    match turn {
+        Turn::Tree => {
+            if p.winning_moves() != 0 {
+                return;
+            }
+            if let Some(m) = book.lookup(p) {
+                let mut child = *p;
+                child.play(m.column);
+                if !child.is_over() {
+                    step(book, &child, Turn::Reply, max_ply, seen, visit);
+                }
+            }
+        }
+        Turn::Reply => {
+            for c in p.legal_moves() {
+                let mut child = *p;
+                child.play(c);
+                if !child.is_over() {
+                    step(book, &child, Turn::Tree, max_ply, seen, visit);
+                }
+            }
+        }
+    }
+}
+
+/// Whether a tree turn needs an entry: it is missing and not a win at once.
+fn needs_solving(book: &Book, p: &Position) -> bool {
+    p.winning_moves() == 0 && !book.contains(p)
+}
+
+/// The tree turns up to `ply` that the book lacks, one per mirror pair,
+/// shallowest first.
+fn frontier(book: &Book, ply: u32) -> Vec<Position> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    walk(book, ply, |p, turn| {
+        if turn == Turn::Tree && needs_solving(book, p) && seen.insert(fold(p).0) {
+            out.push(*p);
+        }
+    });
+    out.sort_by_key(|p| (p.moves_played(), fold(p).0));
+    out
+}
+
+/// The exact score of `p` after the move `column`, from `p`'s side to move,
+/// if it is known without searching.
+fn score_after(book: &Book, p: &Position, column: u32) -> Option<i32> {
+    if p.is_winning_move(column) {
+        return Some(score::win_now(p));
+    }
+    let mut child = *p;
+    child.play(column);
+    if child.is_full() {
+        return Some(0);
+    }
+    if child.winning_moves() != 0 {
+        return Some(-score::win_now(&child));
+    }
+    book.lookup(&child).map(|m| -m.score)
+}
+
+/// Stores every reply turn up to `ply` whose children are all known.
+fn add_replies(book: &mut Book, ply: u32) {
+    let order = centre_first(book.rules().columns());
+    let mut found = Vec::new();
+    walk(book, ply, |p, turn| {
+        if turn != Turn::Reply || book.contains(p) {
+            return;
+        }
+        let mut best: Option<(u32, i32)> = None;
+        for &c in &order {
+            if !p.can_play(c) {
+                continue;
+            }
+            let Some(s) = score_after(book, p, c) else {
+                return;
+            };
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((c, s));
+            }
+        }
+        if let Some((c, s)) = best {
+            found.push((*p, c, s));
+        }
+    });
+    for (p, c, s) in found {
+        book.insert(&p, c, s);
+    }
+}
+
+/// Marks every ply up to `depth` whose tree turns are all stored as
+/// complete, and stores the reply turns that became known. Returns the
+/// complete ply.
+pub fn finish_plies(book: &mut Book, depth: u32) -> u32 {
+    let mut complete = book.complete_ply();
+    while complete < depth && frontier(book, complete + 1).is_empty() {
+        complete += 1;
+    }
+    book.set_complete_ply(complete);
+    add_replies(book, complete);
+    complete
+}
+
+/// Builds `book` up to `options.depth`, saving it to `out` as it goes.
+pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<BuildEnd, BookError> {
+    let start = Instant::now();
+    let deadline = options.time.map(|t| start + t);
+    let mut solver = Solver::new(options.hash_mb);
+    let mut last_save = Instant::now();
+    let mut ply = finish_plies(book, options.depth);
+    while ply < options.depth {
+        let target = ply + 1;
+        let mut todo = frontier(book, target);
+        if let Some(shard) = options.shard {
+            todo.retain(|p| shard.owns(fold(p).0));
+        }
+        let mut progress = Progress::new(&format!("book ply {target}"), todo.len() as u64);
+        for (i, p) in todo.iter().enumerate() {
+            let limits = Limits {
+                time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                ..Limits::none()
+            };
+            solver.set_budget(Budget::new(&limits, Instant::now(), None));
+            let Some((column, value)) = solver.best_move_within(p) else {
+                book.save(out)?;
+                progress.finish();
+                return Ok(BuildEnd::OutOfTime);
+            };
+            book.insert(p, column, value);
+            if last_save.elapsed() >= options.checkpoint {
+                book.save(out)?;
+                last_save = Instant::now();
+            }
+            progress.update(i as u64 + 1, &format!("{} entries", book.len()));
+        }
+        progress.finish();
+        if options.shard.is_some() {
+            book.save(out)?;
+            return Ok(BuildEnd::ShardDone);
+        }
+        // Every tree turn of ply `target` is solved now, so this advances.
+        ply = finish_plies(book, options.depth);
+        book.save(out)?;
+        last_save = Instant::now();
+    }
+    book.save(out)?;
+    Ok(BuildEnd::Complete)
+}
+
+/// A tree turn of the book that a fresh solve disagrees with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The position, as its key (folded).
+    pub key: u64,
+    /// The book's score.
+    pub book: i32,
+    /// The solver's score.
+    pub solved: i32,
+}
+
+/// Re-solves `sample` positions of the book chosen at random (by `seed`)
+/// among those the walk reaches, and checks both the score and that the
+/// book's move keeps it. Returns how many were checked and the
+/// disagreements.
+pub fn verify(book: &Book, sample: usize, seed: u64, hash_mb: usize) -> (usize, Vec<Disagreement>) {
+    use rand::seq::SliceRandom;
+    use rand::{SeedableRng, rngs::StdRng};
+    let mut stored = Vec::new();
+    let mut seen = HashSet::new();
+    walk(book, book.complete_ply(), |p, _| {
+        if book.contains(p) && seen.insert(fold(p).0) {
+            stored.push(*p);
+        }
+    });
+    let mut rng = StdRng::seed_from_u64(seed);
+    stored.shuffle(&mut rng);
+    stored.truncate(sample);
+    let mut solver = Solver::new(hash_mb);
+    let mut wrong = Vec::new();
+    for p in &stored {
+        let m = book.lookup(p).expect("sampled from the book");
+        let solved = solver.solve(p);
+        let after = if p.is_winning_move(m.column) {
+            score::win_now(p)
+        } else {
+            let mut child = *p;
+            child.play(m.column);
+            if child.is_full() {
+                0
+            } else {
+                -solver.solve(&child)
+            }
+        };
+        if solved != m.score || after != m.score {
+            wrong.push(Disagreement {
+                key: fold(p).0,
+                book: m.score,
+                solved: if solved != m.score { solved } else { after },
+            });
+        }
+    }
+    (stored.len(), wrong)
+}
+
+/// Counts of stored positions per ply, as the walk reaches them.
+pub fn entries_per_ply(book: &Book) -> Vec<usize> {
+    let mut per_ply = vec![0; book.complete_ply() as usize + 1];
+    let mut seen = HashSet::new();
+    walk(book, book.complete_ply(), |p, _| {
+        if book.contains(p) && seen.insert(fold(p).0) {
+            per_ply[p.moves_played() as usize] += 1;
+        }
+    });
+    per_ply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn small_book(depth: u32) -> Book {
+        let rules = Rules::new(5, 4, 4).unwrap();
+        let mut book = Book::new(rules);
+        let dir = std::env::temp_dir().join(format!("c4build-{}-{depth}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = BuildOptions {
+            depth,
+            hash_mb: 16,
+            time: None,
+            shard: None,
+            checkpoint: Duration::from_secs(3600),
+        };
+        let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
+        assert_eq!(end, BuildEnd::Complete);
+        std::fs::remove_dir_all(&dir).unwrap();
+        book
+    }
+
+    #[test]
+    fn every_entry_agrees_with_the_solver() {
+        let book = small_book(8);
+        assert_eq!(book.complete_ply(), 8);
+        let (checked, wrong) = verify(&book, usize::MAX, 1, 16);
+        assert_eq!(checked, book.len());
+        assert!(wrong.is_empty(), "{wrong:?}");
+        assert!(book.len() > 50, "{} entries", book.len());
+    }
+
+    #[test]
+    fn a_tree_side_always_finds_its_move() {
+        // Play the book's side against every reply: the book answers each
+        // tree turn up to its depth.
+        let book = small_book(6);
+        let mut missing = 0;
+        walk(&book, 6, |p, turn| {
+            if turn == Turn::Tree && needs_solving(&book, p) {
+                missing += 1;
+            }
+        });
+        assert_eq!(missing, 0);
+    }
+
+    #[test]
+    fn shards_merged_equal_one_build() {
+        let whole = small_book(5);
+        let rules = whole.rules();
+        let dir = std::env::temp_dir().join(format!("c4shard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut merged = Book::new(rules);
+        let mut options = BuildOptions {
+            depth: 5,
+            hash_mb: 16,
+            time: None,
+            shard: None,
+            checkpoint: Duration::from_secs(3600),
+        };
+        while merged.complete_ply() < 5 {
+            let base = merged.clone();
+            for index in 1..=3 {
+                let mut part = base.clone();
+                options.shard = Some(Shard { index, count: 3 });
+                let end = build(&mut part, &dir.join("part.c4book"), &options).unwrap();
+                assert_eq!(end, BuildEnd::ShardDone);
+                merged.merge(&part).unwrap();
+            }
+            merged.set_complete_ply(base.complete_ply());
+            finish_plies(&mut merged, 5);
+            assert!(merged.complete_ply() > base.complete_ply());
+        }
+        assert_eq!(merged, whole);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

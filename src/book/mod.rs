@@ -1,0 +1,282 @@
+//! The opening book: exact scores and best moves of the positions perfect
+//! play can reach early in the game, made by our own solver.
+//!
+//! # What it holds
+//!
+//! For every position of at most 2 plies (the roots), the book holds the
+//! strategy tree of each side that does not lose from there: at that side's
+//! turns one best move (the highest exact score, so the fastest win or the
+//! slowest loss), at the other side's turns every reply, down to the book's
+//! depth. Every stored position carries its exact score and a best move, so
+//! the engine can play from it without searching and the solver can take it
+//! as an exact table entry. A position and its mirror image share one entry.
+//! See [`build`] for how it is made.
+//!
+//! # File format (version 1)
+//!
+//! Little-endian throughout:
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "C4BOOK\0\n"
+//!      8     2  version (1)
+//!     10     1  columns
+//!     11     1  rows
+//!     12     1  in-a-row
+//!     13     1  complete ply: every tree position up to this ply is stored
+//!     14     2  reserved (0)
+//!     16     8  entry count n
+//!     24  10*n  entries, sorted by key, no key twice:
+//!                 8 bytes  key: the smaller of the position's key and its
+//!                          mirror image's key
+//!                 1 byte   best column, 0-based, in the frame of that key
+//!                 1 byte   exact score (signed), from the side to move
+//!   24+10n   8  FNV-1a 64 hash of every byte before it
+//! ```
+
+pub mod build;
+mod format;
+
+use std::path::Path;
+
+use crate::position::Position;
+use crate::rules::Rules;
+
+pub use format::BookError;
+
+/// One stored position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    /// The folded key (see [`fold`]).
+    key: u64,
+    /// Best column in the frame of the folded key.
+    column: u8,
+    /// Exact score from the side to move.
+    score: i8,
+}
+
+/// What the book knows of a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookMove {
+    /// A best move, 0-based column, for the position as given.
+    pub column: u32,
+    /// The exact score of the position, from the side to move.
+    pub score: i32,
+}
+
+/// The book shipped with the engine, for the standard board.
+const SHIPPED: &[u8] = include_bytes!("../../book/7x6x4.c4book");
+
+/// An opening book for one board size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    rules: Rules,
+    complete_ply: u32,
+    /// Sorted by key, keys distinct.
+    entries: Vec<Entry>,
+}
+
+/// The key a position is stored under, and whether that is its mirror
+/// image's key (so columns are mirrored on the way in and out).
+fn fold(p: &Position) -> (u64, bool) {
+    let (key, mirror) = (p.key(), p.mirror_key());
+    if mirror < key {
+        (mirror, true)
+    } else {
+        (key, false)
+    }
+}
+
+impl Book {
+    /// An empty book for `rules`.
+    pub fn new(rules: Rules) -> Book {
+        Book {
+            rules,
+            complete_ply: 0,
+            entries: Vec::new(),
+        }
+    }
+
+    /// The book that ships with the engine (standard board).
+    pub fn shipped() -> Book {
+        Book::from_bytes(SHIPPED).expect("the shipped book is valid")
+    }
+
+    /// Reads a book file; errors name the file and what is wrong with it.
+    pub fn load(path: &Path) -> Result<Book, BookError> {
+        format::load(path)
+    }
+
+    /// Writes the book to `path` atomically (a temporary file, then a rename).
+    pub fn save(&self, path: &Path) -> Result<(), BookError> {
+        format::save(self, path)
+    }
+
+    /// Parses a book from its bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
+        format::decode(bytes)
+    }
+
+    /// The book's bytes in the file format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        format::encode(self)
+    }
+
+    /// The board the book is for.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Every tree position up to this ply is in the book.
+    pub fn complete_ply(&self) -> u32 {
+        self.complete_ply
+    }
+
+    /// Records that every tree position up to `ply` is stored.
+    pub fn set_complete_ply(&mut self, ply: u32) {
+        self.complete_ply = ply;
+    }
+
+    /// Number of stored positions.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the book holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The best move and exact score of `p`, if the book holds it (and is
+    /// for `p`'s board).
+    pub fn lookup(&self, p: &Position) -> Option<BookMove> {
+        if p.rules() != self.rules {
+            return None;
+        }
+        let (key, mirrored) = fold(p);
+        let i = self.entries.binary_search_by_key(&key, |e| e.key).ok()?;
+        let e = self.entries[i];
+        let column = u32::from(e.column);
+        Some(BookMove {
+            column: if mirrored {
+                p.columns() - 1 - column
+            } else {
+                column
+            },
+            score: i32::from(e.score),
+        })
+    }
+
+    /// Whether `p` is stored.
+    pub fn contains(&self, p: &Position) -> bool {
+        self.lookup(p).is_some()
+    }
+
+    /// Stores `p` with a best move `column` and its exact `score`,
+    /// replacing what was stored for it.
+    pub fn insert(&mut self, p: &Position, column: u32, score: i32) {
+        debug_assert_eq!(p.rules(), self.rules);
+        let (key, mirrored) = fold(p);
+        let column = if mirrored {
+            p.columns() - 1 - column
+        } else {
+            column
+        };
+        let entry = Entry {
+            key,
+            column: column as u8,
+            score: score as i8,
+        };
+        match self.entries.binary_search_by_key(&key, |e| e.key) {
+            Ok(i) => self.entries[i] = entry,
+            Err(i) => self.entries.insert(i, entry),
+        }
+    }
+
+    /// Adds every entry of `other` (same board) that this book lacks, and
+    /// keeps the smaller of the two complete plies.
+    pub fn merge(&mut self, other: &Book) -> Result<(), BookError> {
+        if other.rules != self.rules {
+            return Err(BookError::OtherRules {
+                expected: self.rules,
+                found: other.rules,
+            });
+        }
+        let mut merged = Vec::with_capacity(self.entries.len() + other.entries.len());
+        let (mut a, mut b) = (
+            self.entries.iter().peekable(),
+            other.entries.iter().peekable(),
+        );
+        loop {
+            match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.key < y.key => merged.push(*a.next().unwrap()),
+                (Some(x), Some(y)) if x.key > y.key => merged.push(*b.next().unwrap()),
+                (Some(_), Some(_)) => {
+                    merged.push(*a.next().unwrap());
+                    b.next();
+                }
+                (Some(_), None) => merged.push(*a.next().unwrap()),
+                (None, Some(_)) => merged.push(*b.next().unwrap()),
+                (None, None) => break,
+            }
+        }
+        self.entries = merged;
+        self.complete_ply = self.complete_ply.min(other.complete_ply);
+        Ok(())
+    }
+
+    /// The stored positions' folded keys, in order (for sampling).
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.entries.iter().map(|e| e.key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Game;
+
+    fn position(moves: &str) -> Position {
+        *Game::from_move_string(Rules::STANDARD, moves)
+            .unwrap()
+            .position()
+    }
+
+    #[test]
+    fn a_position_and_its_mirror_share_an_entry() {
+        let mut book = Book::new(Rules::STANDARD);
+        // 12: first player in column 1, second in column 2; best move 3.
+        book.insert(&position("12"), 2, 5);
+        assert_eq!(book.len(), 1);
+        let same = book.lookup(&position("12")).unwrap();
+        assert_eq!((same.column, same.score), (2, 5));
+        let mirror = book.lookup(&position("76")).unwrap();
+        assert_eq!((mirror.column, mirror.score), (4, 5));
+        assert!(book.lookup(&position("13")).is_none());
+    }
+
+    #[test]
+    fn other_boards_are_not_looked_up() {
+        let mut book = Book::new(Rules::STANDARD);
+        book.insert(&position(""), 3, 1);
+        let small = Position::new(Rules::new(5, 4, 4).unwrap());
+        assert!(book.lookup(&small).is_none());
+    }
+
+    #[test]
+    fn merge_keeps_every_key_once() {
+        let mut a = Book::new(Rules::STANDARD);
+        a.insert(&position("4"), 3, -1);
+        a.insert(&position("44"), 3, 1);
+        a.set_complete_ply(2);
+        let mut b = Book::new(Rules::STANDARD);
+        b.insert(&position("44"), 3, 1);
+        b.insert(&position("444"), 3, -1);
+        b.set_complete_ply(1);
+        a.merge(&b).unwrap();
+        assert_eq!(a.len(), 3);
+        assert_eq!(a.complete_ply(), 1);
+        let other = Book::new(Rules::new(5, 4, 4).unwrap());
+        assert!(a.merge(&other).is_err());
+    }
+}

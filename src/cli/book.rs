@@ -1,0 +1,235 @@
+//! `connect4 book`: build, merge, verify and describe opening books.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use connect4::Rules;
+use connect4::book::build::{self, BuildEnd, BuildOptions, Shard};
+use connect4::book::{Book, BookError};
+
+/// What to do with a book.
+#[derive(clap::Subcommand)]
+pub enum What {
+    /// Build a book with the solver, or carry on building the one in --out.
+    ///
+    /// Example: connect4 book build --out book.c4book --depth 10 --time 3600
+    Build(BuildArgs),
+    /// Combine books of one board (for example the shards of one ply) and
+    /// mark the plies they complete.
+    ///
+    /// Example: connect4 book merge --out book.c4book part1.c4book part2.c4book
+    Merge(MergeArgs),
+    /// Re-solve a random sample of a book's positions and compare.
+    ///
+    /// Example: connect4 book verify --sample 200
+    Verify(VerifyArgs),
+    /// Print what a book covers.
+    ///
+    /// Example: connect4 book stats book/7x6x4.c4book
+    Stats(StatsArgs),
+}
+
+/// Arguments of `book build`.
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// The book file: read first if it exists, then rewritten as work is done.
+    #[arg(long)]
+    out: PathBuf,
+    /// Store the strategy trees down to this ply.
+    #[arg(long, default_value_t = 12)]
+    depth: u32,
+    /// Stop after this many seconds (the file keeps what was solved).
+    #[arg(long)]
+    time: Option<f64>,
+    /// Board as COLUMNSxROWSxINAROW (a new book only).
+    #[arg(long, default_value = "7x6x4")]
+    rules: Rules,
+    /// The solver's table size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    hash_mb: usize,
+    /// Solve only part I of N of the next unfinished ply (for job arrays);
+    /// `book merge` puts the parts together.
+    #[arg(long)]
+    shard: Option<ShardArg>,
+    /// Save at least this often, in seconds.
+    #[arg(long, default_value_t = 60)]
+    checkpoint: u64,
+}
+
+/// Arguments of `book merge`.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The merged book.
+    #[arg(long)]
+    out: PathBuf,
+    /// The books to merge.
+    #[arg(required = true)]
+    books: Vec<PathBuf>,
+}
+
+/// Arguments of `book verify`.
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// The book file; without one, the book shipped with the engine.
+    book: Option<PathBuf>,
+    /// How many positions to re-solve.
+    #[arg(long, default_value_t = 100)]
+    sample: usize,
+    /// Seed of the random sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The solver's table size in MiB.
+    #[arg(long, default_value_t = 256)]
+    hash_mb: usize,
+}
+
+/// Arguments of `book stats`.
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    /// The book file; without one, the book shipped with the engine.
+    book: Option<PathBuf>,
+}
+
+/// `I/N` on the command line.
+#[derive(Clone, Copy, Debug)]
+pub struct ShardArg(Shard);
+
+impl FromStr for ShardArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("'{s}' is not a shard: expected I/N with 1 <= I <= N, such as 3/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(ShardArg(Shard { index, count }))
+    }
+}
+
+/// Runs a `book` subcommand.
+pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
+    match what {
+        What::Build(args) => build_book(args, out),
+        What::Merge(args) => merge(args, out),
+        What::Verify(args) => verify(args, out),
+        What::Stats(args) => stats(args, out),
+    }
+}
+
+fn open_or_shipped(path: Option<&Path>) -> Result<Book, BookError> {
+    match path {
+        Some(p) => Book::load(p),
+        None => Ok(Book::shipped()),
+    }
+}
+
+fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
+    let mut book = if args.out.exists() {
+        let book = Book::load(&args.out)?;
+        if book.rules() != args.rules {
+            bail!(
+                "'{}' is a book for the {} board, but --rules says {}",
+                args.out.display(),
+                book.rules(),
+                args.rules
+            );
+        }
+        book
+    } else {
+        Book::new(args.rules)
+    };
+    let time = match args.time {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            bail!("--time {t}: expected a positive number of seconds")
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    let options = BuildOptions {
+        depth: args.depth,
+        hash_mb: args.hash_mb,
+        time,
+        shard: args.shard.map(|s| s.0),
+        checkpoint: Duration::from_secs(args.checkpoint),
+    };
+    let before = book.len();
+    let start = Instant::now();
+    let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
+    let end = build::build(&mut book, &args.out, &options)
+        .with_context(|| format!("building '{}'", args.out.display()))?;
+    let how = match end {
+        BuildEnd::Complete => "complete",
+        BuildEnd::OutOfTime => "stopped at the time limit (run again to carry on)",
+        BuildEnd::ShardDone => "shard done (merge the shards with 'connect4 book merge')",
+    };
+    writeln!(
+        out,
+        "{}: {} entries (+{}), complete to ply {}, {how}; {:.1} s wall, {:.1} s CPU",
+        args.out.display(),
+        book.len(),
+        book.len() - before,
+        book.complete_ply(),
+        start.elapsed().as_secs_f64(),
+        connect4::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge(args: &MergeArgs, out: &mut impl Write) -> Result<ExitCode> {
+    let mut books = args.books.iter().map(|p| Book::load(p));
+    let mut merged = books.next().expect("clap requires one book")?;
+    for book in books {
+        merged.merge(&book?)?;
+    }
+    let complete = build::finish_plies(&mut merged, u32::MAX);
+    merged.save(&args.out)?;
+    writeln!(
+        out,
+        "{}: {} entries, complete to ply {complete}",
+        args.out.display(),
+        merged.len()
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(args: &VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
+    let book = open_or_shipped(args.book.as_deref())?;
+    let start = Instant::now();
+    let (checked, wrong) = build::verify(&book, args.sample, args.seed, args.hash_mb);
+    for w in &wrong {
+        writeln!(
+            out,
+            "position key {:#x}: the book says {}, the solver {}",
+            w.key, w.book, w.solved
+        )?;
+    }
+    writeln!(
+        out,
+        "{checked} positions re-solved in {:.1} s: {} disagree",
+        start.elapsed().as_secs_f64(),
+        wrong.len()
+    )?;
+    Ok(if wrong.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
+    let book = open_or_shipped(args.book.as_deref())?;
+    let bytes = book.to_bytes().len();
+    writeln!(out, "board {}", book.rules())?;
+    writeln!(out, "complete to ply {}", book.complete_ply())?;
+    writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
+    for (ply, n) in build::entries_per_ply(&book).iter().enumerate() {
+        writeln!(out, "  ply {ply:2}: {n}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
