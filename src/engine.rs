@@ -1,21 +1,66 @@
-//! The engine facade: a game, the players (the solver's searcher and an
-//! optional agent), and a search thread.
+//! The engine facade: the protocol's only door into the engine.
+//!
+//! It holds a game, the players (the solver's searcher and an optional
+//! agent), and a search thread. It owns what a front end must not decide
+//! for itself: building agents from their specs (and listing and describing
+//! them), turning a move time or a clock into search limits, and knowing
+//! whether a search has no limit at all (so that end of input stops it). It
+//! re-exports the few value types a front end needs to read results.
 //!
 //! `go` is non-blocking: it moves the players to the search thread, which
 //! reports through the callbacks it was given and hands them back when it
 //! ends. The search thread lives as long as the engine (starting a thread
 //! per move cost more than a whole move of a fast agent). `stop` raises the
-//! atomic flag the search polls and waits for the players to come back. The
-//! protocol layer sits on top and only formats.
+//! atomic flag the search polls and waits for the players to come back.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use crate::agents::Agent;
+use std::time::Duration;
+
+use crate::agents::solver::with_own;
+use crate::agents::{Agent, SessionPlayer};
 use crate::game::Game;
 use crate::rules::Rules;
-use crate::search::{Limits, Report, SearchScore, Searcher};
+use crate::search::Searcher;
+
+pub use crate::agents::AgentError;
+pub use crate::search::DEFAULT_HASH_MB;
+pub use crate::search::{Limits, Report, SearchScore};
+
+/// What a `go` or `analyze` asks for. Every limit is optional; with none,
+/// the solver searches until the value is proven.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GoRequest {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Most nodes.
+    pub nodes: Option<u64>,
+    /// Time for this move.
+    pub movetime: Option<Duration>,
+    /// The mover's clock: time left and increment per move.
+    pub clock: Option<(Duration, Duration)>,
+}
+
+impl GoRequest {
+    /// The search limits for a position with `empty` cells: the clock
+    /// becomes a time budget, and the smaller of it and the move time wins.
+    pub fn limits(&self, empty: u32) -> Limits {
+        let clock = self
+            .clock
+            .map(|(left, inc)| Limits::time_for_clock(left, inc, empty));
+        let time = match (self.movetime, clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            time,
+        }
+    }
+}
 
 /// What a finished search hands to its `done` callback.
 pub type Done = Box<dyn FnOnce(Option<Report>) + Send>;
@@ -30,8 +75,12 @@ pub type OnReport = Box<dyn FnMut(&Report) + Send>;
 pub struct Engine {
     game: Game,
     hash_mb: usize,
+    /// Whether the solver's searcher answers `go` (no other agent is set).
+    solver_answers: bool,
+    /// Whether the running (or last) search has no limit at all.
+    unbounded: bool,
     /// The players when idle; `None` while a search holds them.
-    players: Option<Players>,
+    players: Option<Searchers>,
     /// The search thread, started on first use.
     thread: Option<SearchThread>,
     /// The running (or finished, not yet reclaimed) search.
@@ -39,12 +88,12 @@ pub struct Engine {
 }
 
 /// A job for the search thread: it runs, then hands the players back.
-type Task = Box<dyn FnOnce() -> Players + Send>;
+type Task = Box<dyn FnOnce() -> Searchers + Send>;
 
 /// The long-lived search thread and its two channels.
 struct SearchThread {
     tasks: Sender<Task>,
-    players: Receiver<Players>,
+    players: Receiver<Searchers>,
 }
 
 impl SearchThread {
@@ -65,14 +114,16 @@ impl SearchThread {
     }
 }
 
-/// A running (or just finished) search.
 /// The solver's searcher (which also analyses) and the agent that answers
 /// `go` instead of it, if one is set.
-struct Players {
+struct Searchers {
     searcher: Searcher,
     agent: Option<Box<dyn Agent>>,
+    /// The searcher's own limits from its spec, for kinds a `go` leaves out.
+    own: Limits,
 }
 
+/// A running (or just finished) search.
 struct Worker {
     stop: Arc<AtomicBool>,
     /// Set by the worker just before it reports its result, so that a
@@ -86,9 +137,12 @@ impl Engine {
         Engine {
             game: Game::new(Rules::STANDARD),
             hash_mb,
-            players: Some(Players {
+            solver_answers: true,
+            unbounded: false,
+            players: Some(Searchers {
                 searcher: Searcher::new(hash_mb),
                 agent: None,
+                own: Limits::none(),
             }),
             thread: None,
             worker: None,
@@ -98,11 +152,6 @@ impl Engine {
     /// The current game.
     pub fn game(&self) -> &Game {
         &self.game
-    }
-
-    /// Table size in MiB.
-    pub fn hash_mb(&self) -> usize {
-        self.hash_mb
     }
 
     /// Whether a search is running (one that has reported its result counts
@@ -129,19 +178,44 @@ impl Engine {
         }
     }
 
-    fn players(&mut self) -> &mut Players {
+    fn players(&mut self) -> &mut Searchers {
         self.reclaim();
         let hash_mb = self.hash_mb;
-        self.players.get_or_insert_with(|| Players {
+        self.players.get_or_insert_with(|| Searchers {
             searcher: Searcher::new(hash_mb),
             agent: None,
+            own: Limits::none(),
         })
     }
 
-    /// Sets the agent that answers `go` (`None`: the solver).
-    pub fn set_agent(&mut self, agent: Option<Box<dyn Agent>>) {
+    /// The names of the agents a spec may start with.
+    pub fn agent_names() -> Vec<String> {
+        crate::agents::names().map(String::from).collect()
+    }
+
+    /// Every agent with its parameters, one `name[:params]` per line.
+    pub fn agent_help() -> String {
+        crate::agents::describe()
+    }
+
+    /// Sets the agent that answers `go` from its spec (`solver` for the
+    /// engine's own search); on an error the agent in place stays.
+    pub fn set_agent(&mut self, spec: &str) -> Result<(), AgentError> {
+        let player = crate::agents::build(spec)?;
         self.stop();
-        self.players().agent = agent;
+        let players = self.players();
+        match player {
+            SessionPlayer::Searcher(own) => {
+                players.agent = None;
+                players.own = own;
+            }
+            SessionPlayer::Agent(agent) => {
+                players.agent = Some(agent);
+                players.own = Limits::none();
+            }
+        }
+        self.solver_answers = self.players().agent.is_none();
+        Ok(())
     }
 
     /// Whether the agent can play on the current game's board; the error
@@ -182,7 +256,11 @@ impl Engine {
     /// Starts searching the current position; returns at once. `on_report`
     /// sees each completed iteration, `done` the final report (`None` if the
     /// game is over). A running search is stopped first.
-    pub fn go(&mut self, limits: Limits, mut on_report: OnReport, done: Done) {
+    pub fn go(&mut self, request: &GoRequest, mut on_report: OnReport, done: Done) {
+        let own = self.players().own.clone();
+        let limits = with_own(&request.limits(self.game.position().empty_cells()), &own);
+        // Agents other than the solver stop at their own depth.
+        self.unbounded = limits == Limits::none() && self.solver_answers;
         self.spawn(move |players, position, stop| {
             let report = match &mut players.agent {
                 None => players
@@ -212,7 +290,9 @@ impl Engine {
 
     /// Starts scoring every legal column of the current position; returns at
     /// once. `done` gets (0-based column, score) pairs, left to right.
-    pub fn analyze(&mut self, limits: Limits, done: AnalysisDone) {
+    pub fn analyze(&mut self, request: &GoRequest, done: AnalysisDone) {
+        let limits = request.limits(self.game.position().empty_cells());
+        self.unbounded = limits == Limits::none();
         self.spawn(move |players, position, stop| {
             let scores = players.searcher.analyze(position, &limits, Some(stop));
             Box::new(move || done(scores))
@@ -224,7 +304,7 @@ impl Engine {
     /// delivers after marking itself done.
     fn spawn<J>(&mut self, job: J)
     where
-        J: FnOnce(&mut Players, &crate::position::Position, Arc<AtomicBool>) -> Delivery
+        J: FnOnce(&mut Searchers, &crate::position::Position, Arc<AtomicBool>) -> Delivery
             + Send
             + 'static,
     {
@@ -266,9 +346,15 @@ impl Engine {
         self.reclaim();
     }
 
-    /// Waits for the running search, if any, to end by itself.
-    pub fn wait(&mut self) {
-        self.reclaim();
+    /// The input ended: a running search with limits may finish (its reply
+    /// is still wanted), one without any is stopped. Returns once it has
+    /// reported.
+    pub fn finish(&mut self) {
+        if self.unbounded {
+            self.stop();
+        } else {
+            self.reclaim();
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
-use connect4::protocol::{SessionOptions, run_session};
+use connect4::protocol::{SessionError, SessionOptions, run_session};
 
 mod cli;
 
@@ -35,7 +35,9 @@ fn session(agent: String) -> anyhow::Result<ExitCode> {
         on_output_closed: Box::new(|| std::process::exit(0)),
         ..SessionOptions::default()
     };
-    run_session(io::stdin().lock(), io::stdout(), options)
-        .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+    run_session(io::stdin().lock(), io::stdout(), options).map_err(|e| match e {
+        SessionError::Agent(e) => anyhow::anyhow!("--agent: {e}"),
+        other => other.into(),
+    })?;
     Ok(ExitCode::SUCCESS)
 }

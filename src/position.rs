@@ -62,14 +62,6 @@ impl Player {
             Player::Second => Player::First,
         }
     }
-
-    /// The grid value of this player's stones: 1 or 2.
-    pub const fn grid_value(self) -> u8 {
-        match self {
-            Player::First => 1,
-            Player::Second => 2,
-        }
-    }
 }
 
 impl fmt::Display for Player {

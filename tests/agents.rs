@@ -190,7 +190,7 @@ fn limits_and_the_stop_flag_are_honoured() {
 fn match_score(a: &str, b: &str, pairs: u32) -> (u32, u32) {
     let openings: Vec<Vec<u32>> = (0..pairs).map(|i| vec![i % 7]).collect();
     let s = play_pairs(Rules::STANDARD, a, b, &openings, &Limits::none()).unwrap();
-    (s.wins, 2 * s.pairs)
+    (s.wins, 2 * s.pairs())
 }
 
 #[test]

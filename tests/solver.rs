@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use common::cases;
 use connect4::bench::{Case, run};
+use connect4::score::win_base;
 use connect4::search::Solver;
-use connect4::search::score::win_base;
 use connect4::{Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

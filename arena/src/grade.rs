@@ -17,24 +17,24 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use connect4::search::Solver;
-use connect4::search::score::end_ply;
+use connect4::score::end_ply;
+use connect4::search::{DEFAULT_HASH_MB, Solver};
 use connect4::{Game, Player, Position, Rules, Status};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::play::{FORFEITS, GameRecord, Seat};
-use crate::runner::{self, Control, Flags, RunConfig};
+use crate::play::{GameRecord, Seat};
 use crate::schedule::{self, Job, Mode, OpeningSource};
 use crate::spec::EngineSpec;
+use crate::workers::{self, Control, Flags, RunConfig};
 
 /// Arguments of `grade`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The engine to grade (see below).
     #[arg(long)]
-    pub engine: String,
+    pub engine: EngineSpec,
     /// Where to write Gradescope's results.
     #[arg(long, default_value = "results.json")]
     pub results: PathBuf,
@@ -63,13 +63,18 @@ pub struct Args {
 }
 
 /// One Gradescope test.
-#[derive(Clone, Debug, Serialize)]
-struct TestResult {
-    name: String,
-    score: f64,
-    max_score: f64,
-    status: &'static str,
-    output: String,
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// What was tested.
+    pub name: String,
+    /// Points earned.
+    pub score: f64,
+    /// Points possible.
+    pub max_score: f64,
+    /// `passed` or `failed`.
+    pub status: String,
+    /// What happened, for the student.
+    pub output: String,
 }
 
 impl TestResult {
@@ -78,18 +83,21 @@ impl TestResult {
             name: name.into(),
             score: (max * fraction.clamp(0.0, 1.0) * 100.0).round() / 100.0,
             max_score: max,
-            status: if passed { "passed" } else { "failed" },
+            status: if passed { "passed" } else { "failed" }.into(),
             output,
         }
     }
 }
 
 /// Gradescope's results file.
-#[derive(Serialize)]
-struct Results {
-    score: f64,
-    output: String,
-    tests: Vec<TestResult>,
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradescopeResults {
+    /// The total: the sum of the tests' scores.
+    pub score: f64,
+    /// A summary line.
+    pub output: String,
+    /// Each test.
+    pub tests: Vec<TestResult>,
 }
 
 /// A reference opponent: this binary's engine as the given agent.
@@ -99,19 +107,9 @@ fn reference(agent: &str) -> EngineSpec {
         .expect("a valid built-in spec")
 }
 
-/// Plays `jobs` between `specs`; returns each game with its job.
-fn play(config: &RunConfig, jobs: Vec<Job>) -> Vec<(Job, GameRecord)> {
-    let mut out = Vec::new();
-    runner::run(config, jobs, &Flags::default(), |job, record| {
-        out.push((job.clone(), record));
-        Control::Continue
-    });
-    out
-}
-
 /// Points of engine 0 in a game.
 fn points(job: &Job, r: &GameRecord) -> f64 {
-    match r.outcome.winner {
+    match r.end.winner {
         None => 0.5,
         Some(w) => {
             let engine0 = if job.first == 0 {
@@ -124,175 +122,226 @@ fn points(job: &Job, r: &GameRecord) -> f64 {
     }
 }
 
-/// The forfeits engine 0 lost games by, as text.
-fn forfeits(games: &[(Job, GameRecord)]) -> Vec<String> {
-    games
-        .iter()
-        .filter(|(job, r)| points(job, r) == 0.0 && FORFEITS.contains(&r.outcome.reason.as_str()))
-        .map(|(job, r)| {
-            format!(
-                "game {} ({}): {}{}",
-                job.game,
-                r.moves,
-                r.outcome.reason,
-                r.outcome
-                    .detail
-                    .as_ref()
-                    .map_or(String::new(), |d| format!(": {d}"))
-            )
-        })
-        .collect()
+/// The games of one test, against one opponent.
+struct Played {
+    opponent: String,
+    games: Vec<(Job, GameRecord)>,
+}
+
+impl Played {
+    /// The forfeits engine 0 lost games by, as text naming the opponent.
+    fn forfeits(&self) -> Vec<String> {
+        self.games
+            .iter()
+            .filter(|(job, r)| points(job, r) == 0.0 && r.end.reason.is_forfeit())
+            .map(|(job, r)| {
+                format!(
+                    "game {} against {} (moves {}): {}{}",
+                    job.game,
+                    self.opponent,
+                    if r.moves.is_empty() { "none" } else { &r.moves },
+                    r.end.reason,
+                    r.end
+                        .detail
+                        .as_ref()
+                        .map_or(String::new(), |d| format!(": {d}"))
+                )
+            })
+            .collect()
+    }
+}
+
+/// A grading run: the engine, the settings, and the games played so far.
+struct Grader<'a> {
+    args: &'a Args,
+    engine: EngineSpec,
+    margin: Duration,
+    concurrency: usize,
+    played: Vec<Played>,
+}
+
+impl Grader<'_> {
+    /// Plays `jobs` between the engine (0) and `opponent` (1).
+    fn play(&mut self, opponent: &str, jobs: Vec<Job>) -> &Played {
+        let config = RunConfig {
+            rules: Rules::STANDARD,
+            specs: vec![self.engine.clone(), reference(opponent)],
+            concurrency: self.concurrency,
+            margin: self.margin,
+            adjudicate: None,
+            seed: self.args.seed,
+        };
+        let mut games = Vec::new();
+        workers::run(&config, jobs, &Flags::default(), |job, record| {
+            games.push((job.clone(), record));
+            Control::Continue
+        });
+        self.played.push(Played {
+            opponent: opponent.to_string(),
+            games,
+        });
+        self.played.last().expect("just pushed")
+    }
+
+    /// Tests 1 and 2: wins against random from the empty board, as each
+    /// colour.
+    fn against_random(&mut self) -> Vec<TestResult> {
+        let random = format!("random:seed={}", self.args.seed);
+        let mut tests = Vec::new();
+        for (side, first) in [("first", true), ("second", false)] {
+            let jobs: Vec<Job> = (0..u64::from(self.args.games))
+                .map(|i| Job {
+                    game: i + 1,
+                    pair: i + 1,
+                    first: if first { 0 } else { 1 },
+                    second: if first { 1 } else { 0 },
+                    opening: String::new(),
+                })
+                .collect();
+            eprintln!(
+                "grade: {} games as {side} player against {random}",
+                jobs.len()
+            );
+            let pass_rate = self.args.pass_rate;
+            let games = &self.play(&random, jobs).games;
+            let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
+            let n = games.len().max(1);
+            let rate = wins as f64 / n as f64;
+            let passed = rate >= pass_rate;
+            tests.push(TestResult::new(
+                &format!("Wins as {side} player against random"),
+                20.0,
+                if passed { 1.0 } else { 0.0 },
+                passed,
+                format!(
+                    "won {wins} of {n} games ({:.1}%); the bar is {:.1}%",
+                    100.0 * rate,
+                    100.0 * pass_rate
+                ),
+            ));
+        }
+        tests
+    }
+
+    /// Tests 3 and 4: colour-swapped matches from random 2-ply openings.
+    fn matches(&mut self) -> Result<Vec<TestResult>> {
+        let pairs = self.args.match_games.div_ceil(2).max(1) as usize;
+        let source = OpeningSource {
+            file: None,
+            plies: 2,
+            all: false,
+            undecided: None,
+            seed: self.args.seed,
+        };
+        let openings = schedule::openings(Rules::STANDARD, &source, pairs)?;
+        let mut tests = Vec::new();
+        for opponent in ["greedy", "alphabeta:depth=4"] {
+            let jobs =
+                schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
+            eprintln!("grade: {} games against {opponent}", jobs.len());
+            let games = &self.play(opponent, jobs).games;
+            let n = games.len().max(1) as f64;
+            let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum();
+            let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
+            let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
+            let l = games.len() - w - d;
+            tests.push(TestResult::new(
+                &format!("Score against {opponent}"),
+                15.0,
+                pts / n,
+                pts / n >= 0.5,
+                format!(
+                    "+{w} ={d} -{l} over {} colour-swapped games: {:.1}% of the points",
+                    games.len(),
+                    100.0 * pts / n
+                ),
+            ));
+        }
+        Ok(tests)
+    }
+
+    /// Test 6: every compliance check, listed.
+    fn compliance(&self) -> TestResult {
+        eprintln!("grade: protocol compliance");
+        let checks = crate::compliance::checks(&self.engine, self.margin);
+        let passed = checks.iter().filter(|c| c.passed).count();
+        TestResult::new(
+            "Protocol compliance",
+            10.0,
+            passed as f64 / checks.len() as f64,
+            passed == checks.len(),
+            checks
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} {}: {}",
+                        if c.passed { "pass" } else { "FAIL" },
+                        c.name,
+                        c.detail
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    }
+
+    /// Test 7: no forfeit in any game played, tactics included.
+    fn discipline(&self, tactic_forfeits: Vec<String>) -> TestResult {
+        let mut lost: Vec<String> = self.played.iter().flat_map(Played::forfeits).collect();
+        lost.extend(tactic_forfeits);
+        let games: usize = self.played.iter().map(|p| p.games.len()).sum();
+        TestResult::new(
+            "Time and protocol discipline in every game",
+            5.0,
+            if lost.is_empty() { 1.0 } else { 0.0 },
+            lost.is_empty(),
+            if lost.is_empty() {
+                format!("no forfeit in {games} games and the tactical positions")
+            } else {
+                format!("{} forfeits:\n{}", lost.len(), lost.join("\n"))
+            },
+        )
+    }
 }
 
 /// Runs the grading and writes the results.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    let mut engine: EngineSpec = args
-        .engine
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--engine {}: {e}", args.engine))?;
+    let mut engine = args.engine.clone();
     if engine.name == "random" || engine.name.starts_with("random:") {
         engine.name = format!("{} (graded)", engine.name);
     }
     if !(0.0..=1.0).contains(&args.pass_rate) {
         anyhow::bail!("--pass-rate {}: expected 0 to 1", args.pass_rate);
     }
-    let rules = Rules::STANDARD;
     let margin = Duration::from_millis(args.time_margin);
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let config = |opponent: &str| RunConfig {
-        rules,
-        specs: vec![engine.clone(), reference(opponent)],
-        concurrency,
+    let mut grader = Grader {
+        args,
+        engine,
         margin,
-        adjudicate: None,
-        seed: args.seed,
+        concurrency: args
+            .concurrency
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        played: Vec::new(),
     };
-    let mut tests = Vec::new();
-    let mut all_games = Vec::new();
-
-    // 1 and 2: random, each side from the empty board.
-    let random = format!("random:seed={}", args.seed);
-    for (side, first) in [("first", true), ("second", false)] {
-        let jobs: Vec<Job> = (0..u64::from(args.games))
-            .map(|i| Job {
-                game: i + 1,
-                pair: i + 1,
-                first: if first { 0 } else { 1 },
-                second: if first { 1 } else { 0 },
-                opening: String::new(),
-            })
-            .collect();
-        eprintln!(
-            "grade: {} games as {side} player against {random}",
-            jobs.len()
-        );
-        let games = play(&config(&random), jobs);
-        let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
-        let n = games.len().max(1);
-        let rate = wins as f64 / n as f64;
-        let passed = rate >= args.pass_rate;
-        tests.push(TestResult::new(
-            &format!("Wins as {side} player against random"),
-            20.0,
-            if passed { 1.0 } else { 0.0 },
-            passed,
-            format!(
-                "won {wins} of {n} games ({:.1}%); the bar is {:.1}%",
-                100.0 * rate,
-                100.0 * args.pass_rate
-            ),
-        ));
-        all_games.extend(games);
-    }
-
-    // 3 and 4: matches from random 2-ply openings.
-    let pairs = args.match_games.div_ceil(2).max(1) as usize;
-    let source = OpeningSource {
-        file: None,
-        plies: 2,
-        all: false,
-        undecided: None,
-        seed: args.seed,
-    };
-    let openings = schedule::openings(rules, &source, pairs)?;
-    for opponent in ["greedy", "alphabeta:depth=4"] {
-        let jobs = schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
-        eprintln!("grade: {} games against {opponent}", jobs.len());
-        let games = play(&config(opponent), jobs);
-        let n = games.len().max(1) as f64;
-        let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum();
-        let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
-        let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
-        let l = games.len() - w - d;
-        tests.push(TestResult::new(
-            &format!("Score against {opponent}"),
-            15.0,
-            pts / n,
-            pts / n >= 0.5,
-            format!(
-                "+{w} ={d} -{l} over {} colour-swapped games: {:.1}% of the points",
-                games.len(),
-                100.0 * pts / n
-            ),
-        ));
-        all_games.extend(games);
-    }
-
-    // 5: tactics.
+    let mut tests = grader.against_random();
+    tests.extend(grader.matches()?);
     eprintln!("grade: tactical positions");
-    let (tactic_fraction, tactic_output, tactic_forfeits) =
-        tactics(&engine, margin, args.tactics, args.seed);
+    let tactics = tactics(&grader.engine, margin, args.tactics, args.seed);
     tests.push(TestResult::new(
         "Tactics from solved positions",
         15.0,
-        tactic_fraction,
-        tactic_fraction >= 1.0,
-        tactic_output,
+        tactics.fraction(),
+        tactics.passed == tactics.total,
+        tactics.output(),
     ));
+    tests.push(grader.compliance());
+    tests.push(grader.discipline(tactics.forfeits));
+    write_results(&grader.engine.name, tests, &args.results)?;
+    Ok(ExitCode::SUCCESS)
+}
 
-    // 6: compliance.
-    eprintln!("grade: protocol compliance");
-    let checks = crate::compliance::checks(&engine, margin);
-    let passed = checks.iter().filter(|c| c.passed).count();
-    tests.push(TestResult::new(
-        "Protocol compliance",
-        10.0,
-        passed as f64 / checks.len() as f64,
-        passed == checks.len(),
-        checks
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {}: {}",
-                    if c.passed { "pass" } else { "FAIL" },
-                    c.name,
-                    c.detail
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    ));
-
-    // 7: time discipline.
-    let mut lost = forfeits(&all_games);
-    lost.extend(tactic_forfeits);
-    tests.push(TestResult::new(
-        "Time and protocol discipline in every game",
-        5.0,
-        if lost.is_empty() { 1.0 } else { 0.0 },
-        lost.is_empty(),
-        if lost.is_empty() {
-            format!(
-                "no forfeit in {} games and the tactical positions",
-                all_games.len()
-            )
-        } else {
-            format!("{} forfeits:\n{}", lost.len(), lost.join("\n"))
-        },
-    ));
-
+/// Prints the tests and writes them as Gradescope's results file.
+fn write_results(name: &str, tests: Vec<TestResult>, path: &std::path::Path) -> Result<()> {
     let score: f64 = tests.iter().map(|t| t.score).sum();
     let max: f64 = tests.iter().map(|t| t.max_score).sum();
     for t in &tests {
@@ -305,16 +354,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         );
     }
     println!("total {score:.2} / {max}");
-    let results = Results {
+    let results = GradescopeResults {
         score: (score * 100.0).round() / 100.0,
-        output: format!("{} graded: {score:.2} of {max} points", engine.name),
+        output: format!("{name} graded: {score:.2} of {max} points"),
         tests,
     };
     let text = serde_json::to_string_pretty(&results).expect("results serialise") + "\n";
-    std::fs::write(&args.results, text)
-        .with_context(|| format!("writing {}", args.results.display()))?;
-    println!("wrote {}", args.results.display());
-    Ok(ExitCode::SUCCESS)
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
 }
 
 /// Random positions of a kind, reproducible from `seed`.
@@ -349,75 +397,142 @@ fn positions(count: u32, seed: u64, want: impl Fn(&Position) -> bool) -> Vec<Gam
     out
 }
 
-/// Plays the tactical positions; returns the share passed, the report and
-/// the engine's forfeits.
-fn tactics(
-    engine: &EngineSpec,
-    margin: Duration,
-    count: u32,
-    seed: u64,
-) -> (f64, String, Vec<String>) {
-    let mut seat = Seat::new(engine.clone(), margin);
-    let mut lines = Vec::new();
-    let mut forfeits = Vec::new();
-    let (mut passed, mut total) = (0u32, 0u32);
-    let ask = |seat: &mut Seat, g: &Game, forfeits: &mut Vec<String>| -> Option<u32> {
-        if let Err(e) = seat.new_game(Rules::STANDARD, seed) {
-            forfeits.push(format!(
-                "{}: {}: {}",
-                g.move_string(),
-                e.reason(),
-                e.detail()
-            ));
-            return None;
+/// What the tactical positions gave.
+#[derive(Default)]
+struct Tactics {
+    passed: u32,
+    total: u32,
+    /// One line per position missed.
+    misses: Vec<String>,
+    /// One line per forfeit.
+    forfeits: Vec<String>,
+}
+
+impl Tactics {
+    fn fraction(&self) -> f64 {
+        f64::from(self.passed) / f64::from(self.total.max(1))
+    }
+
+    fn output(&self) -> String {
+        let mut output = format!(
+            "{} of {} positions (win in one, block, convert a proven win)",
+            self.passed, self.total
+        );
+        for l in &self.misses {
+            output.push('\n');
+            output.push_str(l);
         }
-        match seat.best_move(g, engine.clock) {
-            Ok((column, _, _)) => Some(column),
-            Err((reason, detail)) => {
-                forfeits.push(format!("{}: {reason}: {detail}", g.move_string()));
+        output
+    }
+
+    /// Counts one position: passed, or missed with `why`.
+    fn count(&mut self, verdict: Result<(), String>) {
+        self.total += 1;
+        match verdict {
+            Ok(()) => self.passed += 1,
+            Err(why) => self.misses.push(why),
+        }
+    }
+}
+
+/// The graded engine, asked for single moves in set positions.
+struct TacticSeat<'a> {
+    seat: Seat,
+    engine: &'a EngineSpec,
+    seed: u64,
+}
+
+impl TacticSeat<'_> {
+    /// The engine's move (1-based column) in `g`, or `None` after a forfeit
+    /// (recorded in `forfeits`).
+    fn ask(&mut self, g: &Game, forfeits: &mut Vec<String>) -> Option<u32> {
+        let result = self
+            .seat
+            .new_game(Rules::STANDARD, self.seed)
+            .and_then(|()| self.seat.best_move(g, self.engine.clock));
+        match result {
+            Ok((m, _)) => Some(m.column),
+            Err(e) => {
+                forfeits.push(format!(
+                    "tactical position {}: {}: {}",
+                    g.move_string(),
+                    e.reason(),
+                    e.detail()
+                ));
                 None
             }
         }
-    };
-    // Win in one.
-    for g in positions(count, seed, |p| p.winning_moves() != 0) {
-        total += 1;
-        let c = ask(&mut seat, &g, &mut forfeits);
-        let ok = c.is_some_and(|c| (1..=7).contains(&c) && g.position().is_winning_move(c - 1));
-        passed += u32::from(ok);
-        if !ok {
-            lines.push(format!(
-                "win in one after {}: played {c:?}",
-                g.move_string()
-            ));
-        }
     }
-    // Block the only threat.
-    for g in positions(count, seed + 1, |p| {
+}
+
+/// A move as text: the column, or "nothing" after a forfeit.
+fn played(c: Option<u32>) -> String {
+    c.map_or("nothing (forfeit)".into(), |c| format!("column {c}"))
+}
+
+/// Plays the tactical positions of each kind.
+fn tactics(engine: &EngineSpec, margin: Duration, count: u32, seed: u64) -> Tactics {
+    let mut seat = TacticSeat {
+        seat: Seat::new(engine.clone(), margin),
+        engine,
+        seed,
+    };
+    let mut t = Tactics::default();
+    win_in_one(&mut seat, &mut t, count, seed);
+    block(&mut seat, &mut t, count, seed + 1);
+    convert(&mut seat, &mut t, count, seed + 2);
+    t
+}
+
+/// Positions with a win at once: the engine must take one.
+fn win_in_one(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
+    for g in positions(count, seed, |p| p.winning_moves() != 0) {
+        let c = seat.ask(&g, &mut t.forfeits);
+        let ok = c.is_some_and(|c| (1..=7).contains(&c) && g.position().is_winning_move(c - 1));
+        t.count(if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "win in one after {}: played {}",
+                g.move_string(),
+                played(c)
+            ))
+        });
+    }
+}
+
+/// Positions with one move that stops the opponent's win: the engine must
+/// play it.
+fn block(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
+    for g in positions(count, seed, |p| {
         p.winning_moves() == 0
             && p.opponent_winning_cells() & p.possible() != 0
             && p.non_losing_moves().count_ones() == 1
     }) {
-        total += 1;
         let p = *g.position();
         let block = (0..7)
             .find(|&c| p.non_losing_moves() & p.column_mask(c) != 0)
             .expect("one");
-        let c = ask(&mut seat, &g, &mut forfeits);
-        let ok = c == Some(block + 1);
-        passed += u32::from(ok);
-        if !ok {
-            lines.push(format!(
-                "block after {}: played {c:?}, the block is {}",
+        let c = seat.ask(&g, &mut t.forfeits);
+        t.count(if c == Some(block + 1) {
+            Ok(())
+        } else {
+            Err(format!(
+                "block after {}: played {}, the block is column {}",
                 g.move_string(),
+                played(c),
                 block + 1
-            ));
-        }
+            ))
+        });
     }
-    // Convert a proven win within its distance, against the solver.
-    let mut solver = Solver::new(64);
+}
+
+/// Proven wins within 11 plies: the engine must win by the ply perfect play
+/// reaches, against the solver's longest defence.
+fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
+    let mut solver = Solver::new(DEFAULT_HASH_MB);
     let mut conversions = 0;
-    for g in positions(20 * count, seed + 2, |p| {
+    for g in positions(20 * count, seed, |p| {
         p.empty_cells() <= 22 && p.winning_moves() == 0
     }) {
         if conversions == count {
@@ -431,63 +546,60 @@ fn tactics(
         if end - p.moves_played() > 11 {
             continue;
         }
-        total += 1;
         conversions += 1;
-        let engine_side = p.side_to_move();
-        let mut game = g.clone();
-        let verdict = loop {
-            match game.status() {
-                Status::Won(w) if w == engine_side => {
-                    break if game.moves().len() as u32 <= end {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "won at ply {} instead of {end}",
-                            game.moves().len()
-                        ))
-                    };
-                }
-                Status::Won(_) | Status::Draw => {
-                    break Err(format!("did not win: {}", game.move_string()));
-                }
-                Status::Ongoing => {}
-            }
-            let mover = game.side_to_move();
-            let column = if mover == engine_side {
-                match ask(&mut seat, &game, &mut forfeits) {
-                    Some(c) => c,
-                    None => break Err("forfeited".into()),
-                }
-            } else {
-                // The defender delays the loss as long as it can.
-                let best = solver
-                    .analyze(game.position())
-                    .into_iter()
-                    .enumerate()
-                    .filter_map(|(c, s)| s.map(|s| (c, s)))
-                    .max_by_key(|&(_, s)| s)
-                    .map(|(c, _)| c as u32)
-                    .expect("a legal move");
-                best + 1
-            };
-            if let Err(e) = game.play(i64::from(column)) {
-                break Err(format!("illegal move: {e}"));
-            }
-        };
-        match verdict {
-            Ok(()) => passed += 1,
-            Err(why) => lines.push(format!(
+        let verdict = play_out_win(seat, &mut solver, &g, end, &mut t.forfeits);
+        t.count(verdict.map_err(|why| {
+            format!(
                 "convert the win after {} within ply {end}: {why}",
                 g.move_string()
-            )),
+            )
+        }));
+    }
+}
+
+/// Plays from `g` (a win for the side to move, the engine) against the
+/// solver's longest defence; `Ok` if the engine wins by ply `end`.
+fn play_out_win(
+    seat: &mut TacticSeat,
+    solver: &mut Solver,
+    g: &Game,
+    end: u32,
+    forfeits: &mut Vec<String>,
+) -> Result<(), String> {
+    let engine_side = g.side_to_move();
+    let mut game = g.clone();
+    loop {
+        match game.status() {
+            Status::Won(w) if w == engine_side => {
+                return if game.moves().len() as u32 <= end {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "won at ply {} instead of {end}",
+                        game.moves().len()
+                    ))
+                };
+            }
+            Status::Won(_) | Status::Draw => {
+                return Err(format!("did not win: {}", game.move_string()));
+            }
+            Status::Ongoing => {}
         }
+        let column = if game.side_to_move() == engine_side {
+            seat.ask(&game, forfeits).ok_or("forfeited")?
+        } else {
+            // The defender delays the loss as long as it can.
+            let best = solver
+                .analyze(game.position())
+                .into_iter()
+                .enumerate()
+                .filter_map(|(c, s)| s.map(|s| (c, s)))
+                .max_by_key(|&(_, s)| s)
+                .map(|(c, _)| c as u32)
+                .expect("a legal move");
+            best + 1
+        };
+        game.play(i64::from(column))
+            .map_err(|e| format!("illegal move: {e}"))?;
     }
-    let fraction = f64::from(passed) / f64::from(total.max(1));
-    let mut output =
-        format!("{passed} of {total} positions (win in one, block, convert a proven win)");
-    for l in lines {
-        output.push('\n');
-        output.push_str(&l);
-    }
-    (fraction, output, forfeits)
 }

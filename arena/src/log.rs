@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::ending::Reason;
 use crate::play::MoveRecord;
 
 /// One finished game.
@@ -31,8 +32,9 @@ pub struct GameLine {
     pub moves: String,
     /// `1-0`, `0-1` or `1/2-1/2`, first player's result first.
     pub result: String,
-    /// `line`, `full board`, `adjudicated`, or the loser's forfeit.
-    pub reason: String,
+    /// Why the game ended: a line, a full board, adjudication, or the
+    /// loser's forfeit.
+    pub reason: Reason,
     /// What happened, for forfeits and adjudications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,

@@ -5,27 +5,19 @@
 //! engines built from this repository: the arena binary serves the engine
 //! protocol itself (`connect4-arena engine`) and spawns copies of itself.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
-mod compliance;
-mod grade;
-mod log;
-mod match_run;
-mod play;
-mod process;
-mod report;
-mod runner;
-mod schedule;
-mod spec;
-mod stats;
-
-use match_run::{RunArgs, run_games};
-use schedule::Mode;
+use connect4::stats::Sprt;
+use connect4_arena::merge::{self, MergeOptions};
+use connect4_arena::run::{RunArgs, run_games};
+use connect4_arena::schedule::Mode;
+use connect4_arena::spec::EngineSpec;
+use connect4_arena::{compliance, grade};
 
 /// Matches, tournaments and grading between Connect-4 engine processes that
 /// speak the connect4 protocol. With no subcommand, a short demonstration
@@ -78,11 +70,11 @@ enum Cmd {
 struct MatchArgs {
     /// An engine (see below). Give it twice.
     #[arg(long = "engine", required = true)]
-    engines: Vec<String>,
+    engines: Vec<EngineSpec>,
     /// Stop early once an SPRT decides: elo0=0,elo1=10[,alpha=0.05,beta=0.05]
     /// (logistic Elo; pentanomial model).
     #[arg(long)]
-    sprt: Option<String>,
+    sprt: Option<Sprt>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -91,7 +83,7 @@ struct MatchArgs {
 struct TournamentArgs {
     /// An engine (see below). Give it three or more times.
     #[arg(long = "engine", required = true)]
-    engines: Vec<String>,
+    engines: Vec<EngineSpec>,
     /// round-robin: everyone against everyone; gauntlet: the first engine
     /// against each of the others.
     #[arg(long, default_value = "round-robin", value_parser = ["round-robin", "gauntlet"])]
@@ -107,7 +99,7 @@ struct MergeArgs {
     logs: Vec<PathBuf>,
     /// Apply an SPRT to the merged results: elo0=..,elo1=..[,alpha=..,beta=..].
     #[arg(long)]
-    sprt: Option<String>,
+    sprt: Option<Sprt>,
     /// Write the results as JSON.
     #[arg(long)]
     summary: Option<PathBuf>,
@@ -135,10 +127,12 @@ fn main() -> ExitCode {
         Some(Cmd::Grade(args)) => grade::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         None => match_command(&MatchArgs {
-            engines: vec![
-                "name=solver,cmd=self,movetime=50".into(),
-                "name=alphabeta-4,cmd=self,movetime=1000,option.agent=alphabeta:depth=4".into(),
-            ],
+            engines: [
+                "name=solver,cmd=self,movetime=50",
+                "name=alphabeta-4,cmd=self,movetime=1000,option.agent=alphabeta:depth=4",
+            ]
+            .map(|s| s.parse().expect("the demonstration's specs are valid"))
+            .into(),
             sprt: None,
             run: RunArgs::demo(),
         }),
@@ -152,31 +146,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Parses `elo0=0,elo1=10,alpha=0.05,beta=0.05`.
-fn parse_sprt(text: &str) -> Result<stats::Sprt> {
-    let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .with_context(|| format!("--sprt '{part}': expected KEY=VALUE"))?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .with_context(|| format!("--sprt '{part}': not a number"))?;
-        match k.trim() {
-            "elo0" => elo0 = Some(v),
-            "elo1" => elo1 = Some(v),
-            "alpha" => alpha = v,
-            "beta" => beta = v,
-            other => bail!("--sprt: unknown key '{other}' (keys: elo0, elo1, alpha, beta)"),
-        }
-    }
-    let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
-        bail!("--sprt '{text}': elo0 and elo1 are required, as in elo0=0,elo1=10");
-    };
-    stats::Sprt::new(elo0, elo1, alpha, beta).map_err(anyhow::Error::msg)
-}
-
 fn match_command(args: &MatchArgs) -> Result<ExitCode> {
     if args.engines.len() != 2 {
         bail!(
@@ -184,8 +153,7 @@ fn match_command(args: &MatchArgs) -> Result<ExitCode> {
             args.engines.len()
         );
     }
-    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
-    run_games(&args.engines, Mode::RoundRobin, &args.run, sprt)
+    run_games(&args.engines, Mode::RoundRobin, &args.run, args.sprt)
 }
 
 fn tournament_command(args: &TournamentArgs) -> Result<ExitCode> {
@@ -204,68 +172,10 @@ fn tournament_command(args: &TournamentArgs) -> Result<ExitCode> {
 }
 
 fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
-    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
-    let mut games: Vec<log::GameLine> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut duplicates = 0;
-    for path in &args.logs {
-        if !path.exists() {
-            bail!("{}: no such log", path.display());
-        }
-        for g in log::read(path)? {
-            if let Some(first) = games.first()
-                && first.run != g.run
-            {
-                bail!(
-                    "{}: game {} belongs to run {}, the other logs to run {}: only logs of the same \
-                     schedule (engines, openings, games) can be merged",
-                    path.display(),
-                    g.game,
-                    g.run,
-                    first.run
-                );
-            }
-            if seen.insert(g.game) {
-                games.push(g);
-            } else {
-                duplicates += 1;
-            }
-        }
-    }
-    if games.is_empty() {
-        bail!("the logs hold no games");
-    }
-    games.sort_by_key(|g| g.game);
-    // Engines and pairings as they appear, in order of first appearance.
-    let mut engines: Vec<String> = Vec::new();
-    let mut pairings: Vec<(usize, usize)> = Vec::new();
-    for g in &games {
-        for n in [&g.first, &g.second] {
-            if !engines.contains(n) {
-                engines.push(n.clone());
-            }
-        }
-        let f = engines.iter().position(|n| *n == g.first).expect("added");
-        let s = engines.iter().position(|n| *n == g.second).expect("added");
-        if !pairings.contains(&(f, s)) && !pairings.contains(&(s, f)) {
-            pairings.push((f, s));
-        }
-    }
-    let results = report::collect(&engines, &pairings, &games, sprt);
-    let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "merged {} games from {} logs ({duplicates} duplicates skipped), run {}",
-        games.len(),
-        args.logs.len(),
-        games[0].run
-    )?;
-    writeln!(out)?;
-    write!(out, "{}", results.table())?;
-    if engines.len() > 2 {
-        writeln!(out)?;
-        write!(out, "{}", results.crosstable())?;
-    }
-    match_run::write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    merge::run(&MergeOptions {
+        logs: &args.logs,
+        sprt: args.sprt,
+        summary: args.summary.as_deref(),
+        csv: args.csv.as_deref(),
+    })
 }

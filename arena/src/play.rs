@@ -5,16 +5,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use connect4::protocol::Reply;
+use connect4::protocol::lines::shorten;
 use connect4::protocol::messages::{Clock, Command, GoLimits, Moves, PositionRequest, WireScore};
-use connect4::search::{Budget, Limits, Solver};
+use connect4::score::Outcome;
+use connect4::search::{MIN_HASH_MB, Solver};
 use connect4::{Game, Player, Rules, Status};
 use serde::{Deserialize, Serialize};
 
-use crate::process::{EngineProcess, Failure, shorten};
+use crate::ending::{GameEnd, Reason};
+use crate::process::{EngineProcess, Failure, REPLY_CHARS, REPLY_TIMEOUT};
 use crate::spec::EngineSpec;
-
-/// How long a reply to anything but `go` may take.
-pub const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a depth- or node-limited search may take at most (pings catch
 /// a hung engine much sooner).
 pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(600);
@@ -37,28 +37,13 @@ pub struct MoveRecord {
     pub score: WireScore,
 }
 
-/// How a game ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    /// The winner, or `None` for a draw.
-    pub winner: Option<Player>,
-    /// `line`, `full board`, `adjudicated`, or the loser's forfeit:
-    /// `illegal move`, `time`, `crash`, `stall`, `protocol`.
-    pub reason: String,
-    /// Details of a forfeit or an adjudication.
-    pub detail: Option<String>,
-}
-
-/// The reasons that are forfeits, in the order tables list them.
-pub const FORFEITS: [&str; 5] = ["illegal move", "time", "crash", "stall", "protocol"];
-
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
     /// All moves, opening included.
     pub moves: String,
     /// How it ended.
-    pub outcome: Outcome,
+    pub end: GameEnd,
     /// The engines' moves after the opening.
     pub plies: Vec<MoveRecord>,
 }
@@ -86,43 +71,9 @@ impl Seat {
     /// The running process, started, greeted and configured if needed.
     fn process(&mut self) -> Result<&mut EngineProcess, Failure> {
         if self.process.is_none() {
-            let (program, args) = self
-                .spec
-                .command()
-                .map_err(|e| Failure::Crash(e.to_string()))?;
-            let mut p = EngineProcess::start(&program, &args)
-                .map_err(|e| Failure::Crash(format!("cannot start {program}: {e}")))?;
-            match p.ask(Command::Hello, REPLY_TIMEOUT) {
-                Ok(Reply::Hello { .. }) => {}
-                Ok(other) => {
-                    return Err(Failure::Protocol(format!(
-                        "hello: expected hello, got {}",
-                        shorten(&other.to_line())
-                    )));
-                }
-                Err(Failure::Stall(_)) => {
-                    return Err(Failure::Stall(format!(
-                        "no answer to hello within {} s of starting",
-                        REPLY_TIMEOUT.as_secs()
-                    )));
-                }
-                Err(e) => return Err(e),
-            }
-            for (name, value) in &self.spec.options {
-                let command = Command::SetOption {
-                    name: name.clone(),
-                    value: value.clone(),
-                };
-                match p.ask(command, REPLY_TIMEOUT)? {
-                    Reply::Ok { .. } => {}
-                    other => {
-                        return Err(Failure::Protocol(format!(
-                            "setoption {name}: {}",
-                            shorten(&other.to_line())
-                        )));
-                    }
-                }
-            }
+            let mut p = EngineProcess::start_spec(&self.spec)?;
+            p.greet()?;
+            p.configure(&self.spec)?;
             self.process = Some(p);
         }
         Ok(self.process.as_mut().expect("just started"))
@@ -155,20 +106,19 @@ impl Seat {
             Reply::Ok { .. } => Ok(()),
             other => Err(Failure::Protocol(format!(
                 "expected ok, got {}",
-                shorten(&other.to_line())
+                shorten(&other.to_line(), REPLY_CHARS)
             ))),
         })
     }
 
     /// Asks for a move in `game` with `clock` (time left, increment) if the
-    /// engine plays on a clock. Returns the reply and the time it took, or
-    /// the forfeit.
+    /// engine plays on a clock. Returns the move as the log records it and
+    /// the time it took, or the failure. The move is not checked.
     pub fn best_move(
         &mut self,
         game: &Game,
         clock: Option<(u64, u64)>,
-    ) -> Result<(u32, Reply, Duration), (&'static str, String)> {
-        let fail = |f: Failure| (f.reason(), f.detail().to_string());
+    ) -> Result<(MoveRecord, Duration), Failure> {
         let position = Command::Position(PositionRequest {
             moves: Some(Moves::Text(game.move_string())),
             board: None,
@@ -196,47 +146,71 @@ impl Seat {
                 other => {
                     return Err(Failure::Protocol(format!(
                         "position: expected ok, got {}",
-                        shorten(&other.to_line())
+                        shorten(&other.to_line(), REPLY_CHARS)
                     )));
                 }
             }
             let reply = match budget {
-                // Timed: wait for the budget and margin; then a live engine
-                // that is merely late loses on time, a dead one stalls.
-                Some(b) => match p.recv_final(id, start + b + margin, None, |_| {}) {
-                    Err(Failure::Stall(_)) => {
-                        // Anything heard back (a pong, the late bestmove)
-                        // shows a live engine that ran over its time.
-                        return Err(match p.ask(Command::Ping, PING_TIMEOUT) {
-                            Err(Failure::Stall(_)) => Failure::Stall(format!(
-                                "no bestmove and no answer to ping after {} ms",
-                                start.elapsed().as_millis()
-                            )),
-                            Err(Failure::Crash(d)) => Failure::Crash(d),
-                            _ => Failure::Time(format!(
-                                "over its {} ms budget: no bestmove after {} ms",
-                                b.as_millis(),
-                                start.elapsed().as_millis()
-                            )),
-                        });
-                    }
-                    other => other?,
-                },
+                Some(b) => await_timed_bestmove(p, id, start, b, margin)?,
                 None => p.recv_final(id, start + SEARCH_TIMEOUT, Some(PING_TIMEOUT), |_| {})?,
             };
             Ok((reply, start.elapsed()))
         });
-        let (reply, elapsed) = result.map_err(fail)?;
+        let (reply, elapsed) = result?;
         match reply {
-            Reply::Bestmove { column, .. } => Ok((column, reply, elapsed)),
+            Reply::Bestmove {
+                column,
+                score,
+                depth,
+                nodes,
+                ..
+            } => Ok((
+                MoveRecord {
+                    column,
+                    time_ms: elapsed.as_secs_f64() * 1e3,
+                    nodes,
+                    depth,
+                    score,
+                },
+                elapsed,
+            )),
             other => {
                 self.process = None;
-                Err((
-                    "protocol",
-                    format!("expected bestmove, got {}", shorten(&other.to_line())),
-                ))
+                Err(Failure::Protocol(format!(
+                    "expected bestmove, got {}",
+                    shorten(&other.to_line(), REPLY_CHARS)
+                )))
             }
         }
+    }
+}
+
+/// Waits for the final reply to `go` request `id` sent at `start` with a
+/// `budget`, for the budget and `margin`; then a live engine that is merely
+/// late loses on time, and a dead one stalls.
+fn await_timed_bestmove(
+    p: &mut EngineProcess,
+    id: u64,
+    start: Instant,
+    budget: Duration,
+    margin: Duration,
+) -> Result<Reply, Failure> {
+    match p.recv_final(id, start + budget + margin, None, |_| {}) {
+        // Anything heard back after a ping (the pong, the late bestmove)
+        // shows a live engine that ran over its time.
+        Err(Failure::Stall(_)) => Err(match p.ask(Command::Ping, PING_TIMEOUT) {
+            Err(Failure::Stall(_)) => Failure::Stall(format!(
+                "no bestmove and no answer to ping after {} ms",
+                start.elapsed().as_millis()
+            )),
+            Err(Failure::Crash(d)) => Failure::Crash(d),
+            _ => Failure::Time(format!(
+                "over its {} ms budget: no bestmove after {} ms",
+                budget.as_millis(),
+                start.elapsed().as_millis()
+            )),
+        }),
+        other => other,
     }
 }
 
@@ -250,35 +224,26 @@ impl Adjudicator {
     /// An adjudicator allowed `nodes` per position.
     pub fn new(nodes: u64) -> Adjudicator {
         Adjudicator {
-            solver: Solver::new(16),
+            solver: Solver::new(MIN_HASH_MB),
             nodes,
         }
     }
 
     /// The proven result of `game` (which goes on), if found in budget.
-    fn judge(&mut self, game: &Game) -> Option<Outcome> {
-        let p = game.position();
-        self.solver.set_budget(Budget::new(
-            &Limits::nodes(self.nodes),
-            Instant::now(),
-            None,
-        ));
-        let v = self.solver.solve_within(p, true)?;
-        let mover = p.side_to_move();
-        let (winner, text) = match v.signum() {
-            1 => (
-                Some(mover),
-                format!("the solver proves a win for the {mover}"),
-            ),
-            -1 => (
-                Some(mover.other()),
-                format!("the solver proves a win for the {}", mover.other()),
-            ),
-            _ => (None, "the solver proves a draw".to_string()),
+    fn judge(&mut self, game: &Game) -> Option<GameEnd> {
+        let mover = game.position().side_to_move();
+        let winner = match self.solver.prove_outcome(game.position(), self.nodes)? {
+            Outcome::Win => Some(mover),
+            Outcome::Loss => Some(mover.other()),
+            Outcome::Draw => None,
         };
-        Some(Outcome {
+        let text = match winner {
+            Some(w) => format!("the solver proves a win for the {w}"),
+            None => "the solver proves a draw".to_string(),
+        };
+        Some(GameEnd {
             winner,
-            reason: "adjudicated".into(),
+            reason: Reason::Adjudicated,
             detail: Some(format!("{text} after {}", game.move_string())),
         })
     }
@@ -310,38 +275,19 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
     } = setup;
     let mut game = Game::from_move_string(rules, opening).expect("openings are checked when read");
     let mut plies = Vec::new();
-    let forfeit = |loser: Player, reason: &str, detail: String| Outcome {
-        winner: Some(loser.other()),
-        reason: reason.to_string(),
-        detail: Some(detail),
-    };
     let mut clocks = [first.spec.clock, second.spec.clock];
-    let outcome = 'game: {
+    let end = 'game: {
         for (seat, player) in [(&mut *first, Player::First), (&mut *second, Player::Second)] {
             if let Err(e) = seat.new_game(rules, seed) {
-                break 'game forfeit(player, e.reason(), e.detail().to_string());
+                break 'game GameEnd::forfeit(player, e.reason(), e.detail().to_string());
             }
         }
         loop {
-            match game.status() {
-                Status::Won(p) => {
-                    break Outcome {
-                        winner: Some(p),
-                        reason: "line".into(),
-                        detail: None,
-                    };
-                }
-                Status::Draw => {
-                    break Outcome {
-                        winner: None,
-                        reason: "full board".into(),
-                        detail: None,
-                    };
-                }
-                Status::Ongoing => {}
+            if let Some(end) = rules_end(&game) {
+                break end;
             }
-            if let Some(outcome) = adjudicator.as_deref_mut().and_then(|a| a.judge(&game)) {
-                break outcome;
+            if let Some(end) = adjudicator.as_deref_mut().and_then(|a| a.judge(&game)) {
+                break end;
             }
             if abort.load(Ordering::Relaxed) {
                 return None;
@@ -353,47 +299,58 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
             } else {
                 &mut *second
             };
-            let (column, reply, elapsed) = match seat.best_move(&game, clocks[index]) {
-                Ok(r) => r,
-                Err((reason, detail)) => break forfeit(mover, reason, detail),
-            };
-            let Reply::Bestmove {
-                score,
-                depth,
-                nodes,
-                ..
-            } = reply
-            else {
-                unreachable!("best_move only returns bestmove replies")
-            };
-            let spent = elapsed.as_millis() as u64;
-            let allowed = match clocks[index] {
-                Some((left, _)) => Some(left),
-                None => seat.spec.movetime_ms,
-            };
-            if let Some(ms) = allowed
-                && elapsed > Duration::from_millis(ms) + seat.margin
-            {
-                break forfeit(mover, "time", format!("{spent} ms with {ms} ms allowed"));
+            match play_move(seat, &mut game, &mut clocks[index]) {
+                Ok(record) => plies.push(record),
+                Err((reason, detail)) => break GameEnd::forfeit(mover, reason, detail),
             }
-            if let Some((left, inc)) = &mut clocks[index] {
-                *left = left.saturating_sub(spent) + *inc;
-            }
-            if let Err(e) = game.play(i64::from(column)) {
-                break forfeit(mover, "illegal move", e.to_string());
-            }
-            plies.push(MoveRecord {
-                column,
-                time_ms: elapsed.as_secs_f64() * 1e3,
-                nodes,
-                depth,
-                score,
-            });
         }
     };
     Some(GameRecord {
         moves: game.move_string(),
-        outcome,
+        end,
         plies,
     })
+}
+
+/// The end of `game` by the rules (a line or a full board), if it is over.
+fn rules_end(game: &Game) -> Option<GameEnd> {
+    let (winner, reason) = match game.status() {
+        Status::Won(p) => (Some(p), Reason::Line),
+        Status::Draw => (None, Reason::FullBoard),
+        Status::Ongoing => return None,
+    };
+    Some(GameEnd {
+        winner,
+        reason,
+        detail: None,
+    })
+}
+
+/// Asks `seat` for its move in `game`, checks its time against its budget
+/// and `clock` (time left, increment; updated) and the move against the
+/// rules, and plays it; the forfeit reason and detail if any check fails.
+fn play_move(
+    seat: &mut Seat,
+    game: &mut Game,
+    clock: &mut Option<(u64, u64)>,
+) -> Result<MoveRecord, (Reason, String)> {
+    let (record, elapsed) = seat
+        .best_move(game, *clock)
+        .map_err(|e| (e.reason(), e.detail().to_string()))?;
+    let spent = elapsed.as_millis() as u64;
+    let allowed = match clock {
+        Some((left, _)) => Some(*left),
+        None => seat.spec.movetime_ms,
+    };
+    if let Some(ms) = allowed
+        && elapsed > Duration::from_millis(ms) + seat.margin
+    {
+        return Err((Reason::Time, format!("{spent} ms with {ms} ms allowed")));
+    }
+    if let Some((left, inc)) = clock {
+        *left = left.saturating_sub(spent) + *inc;
+    }
+    game.play(i64::from(record.column))
+        .map_err(|e| (Reason::IllegalMove, e.to_string()))?;
+    Ok(record)
 }

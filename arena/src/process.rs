@@ -9,16 +9,24 @@
 //! for a while; an engine that does not answer the ping in time stalls.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use connect4::protocol::lines::{Line, LineReader, shorten};
 use connect4::protocol::messages::MAX_LINE_BYTES;
 use connect4::protocol::{Command as Cmd, Id, Reply, Request};
 
+use crate::ending::Reason;
+use crate::spec::EngineSpec;
+
 /// Quiet time after which a searching engine is pinged.
 pub const PING_AFTER: Duration = Duration::from_secs(2);
+/// How long a reply to anything but `go` may take.
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Characters of an engine's reply quoted in messages.
+pub const REPLY_CHARS: usize = 120;
 
 /// How an exchange with an engine failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,12 +43,12 @@ pub enum Failure {
 
 impl Failure {
     /// The forfeit reason recorded for this failure.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> Reason {
         match self {
-            Failure::Crash(_) => "crash",
-            Failure::Stall(_) => "stall",
-            Failure::Protocol(_) => "protocol",
-            Failure::Time(_) => "time",
+            Failure::Crash(_) => Reason::Crash,
+            Failure::Stall(_) => Reason::Stall,
+            Failure::Protocol(_) => Reason::Protocol,
+            Failure::Time(_) => Reason::Time,
         }
     }
 
@@ -50,12 +58,6 @@ impl Failure {
             Failure::Crash(d) | Failure::Stall(d) | Failure::Protocol(d) | Failure::Time(d) => d,
         }
     }
-}
-
-/// A line from the engine, or why reading stopped.
-enum Line {
-    Text(String),
-    TooLong(usize),
 }
 
 /// Lines from the reader thread, and whether it has stopped (end of
@@ -109,49 +111,64 @@ pub struct EngineProcess {
     next_id: u64,
 }
 
-/// Reads lines of at most `MAX_LINE_BYTES`; a longer one is reported and
-/// skipped without being held in memory.
+/// Reads lines of at most `MAX_LINE_BYTES` into the queue; a longer one
+/// is reported and skipped without being held in memory.
 fn read_lines(stdout: impl Read, queue: &LineQueue) {
-    let mut reader = BufReader::new(stdout);
-    let mut buf = Vec::new();
+    let mut reader = LineReader::new(BufReader::new(stdout), MAX_LINE_BYTES);
     loop {
-        buf.clear();
-        let mut limited = (&mut reader).take(MAX_LINE_BYTES as u64 + 1);
-        match limited.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => return queue.push(None),
-            Ok(_) => {}
+        match reader.next_line() {
+            Ok(Line::Eof) | Err(_) => return queue.push(None),
+            Ok(line) => queue.push(Some(line)),
         }
-        let line = if buf.len() > MAX_LINE_BYTES && !buf.ends_with(b"\n") {
-            // Skip the rest of the line.
-            let mut skipped = buf.len();
-            loop {
-                let available = match reader.fill_buf() {
-                    Ok([]) | Err(_) => break,
-                    Ok(b) => b,
-                };
-                match available.iter().position(|&b| b == b'\n') {
-                    Some(i) => {
-                        skipped += i + 1;
-                        reader.consume(i + 1);
-                        break;
-                    }
-                    None => {
-                        let n = available.len();
-                        skipped += n;
-                        reader.consume(n);
-                    }
-                }
-            }
-            Line::TooLong(skipped)
-        } else {
-            let text = String::from_utf8_lossy(&buf);
-            Line::Text(text.trim_end_matches(['\n', '\r']).to_string())
-        };
-        queue.push(Some(line));
     }
 }
 
 impl EngineProcess {
+    /// Starts the engine of `spec`.
+    pub fn start_spec(spec: &EngineSpec) -> Result<EngineProcess, Failure> {
+        let (program, args) = spec
+            .command()
+            .map_err(|e| Failure::Crash(format!("cannot find this program: {e}")))?;
+        EngineProcess::start(&program, &args)
+            .map_err(|e| Failure::Crash(format!("cannot start {program}: {e}")))
+    }
+
+    /// Sends `hello` and expects the engine's `hello` back.
+    pub fn greet(&mut self) -> Result<(), Failure> {
+        match self.ask(Cmd::Hello, REPLY_TIMEOUT) {
+            Ok(Reply::Hello { .. }) => Ok(()),
+            Ok(other) => Err(Failure::Protocol(format!(
+                "hello: expected hello, got {}",
+                shorten(&other.to_line(), REPLY_CHARS)
+            ))),
+            Err(Failure::Stall(_)) => Err(Failure::Stall(format!(
+                "no answer to hello within {} s of starting",
+                REPLY_TIMEOUT.as_secs()
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends the spec's options with `setoption`; each must be answered `ok`.
+    pub fn configure(&mut self, spec: &EngineSpec) -> Result<(), Failure> {
+        for (name, value) in &spec.options {
+            let command = Cmd::SetOption {
+                name: name.clone(),
+                value: value.clone(),
+            };
+            match self.ask(command, REPLY_TIMEOUT)? {
+                Reply::Ok { .. } => {}
+                other => {
+                    return Err(Failure::Protocol(format!(
+                        "setoption {name}: {}",
+                        shorten(&other.to_line(), REPLY_CHARS)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Starts `program` with `args` (no shell involved).
     pub fn start(program: &str, args: &[String]) -> std::io::Result<EngineProcess> {
         let mut child = Command::new(program)
@@ -243,14 +260,15 @@ impl EngineProcess {
     /// The next line before `deadline`, parsed.
     fn next_reply(&mut self, deadline: Instant) -> Result<Option<Reply>, Failure> {
         let line = match self.lines.pop(deadline) {
-            Ok(Some(Line::Text(line))) => line,
-            Ok(Some(Line::TooLong(n))) => {
+            Ok(Some(Line::Text(bytes))) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(Some(Line::TooLong { bytes })) => {
                 return Err(Failure::Protocol(format!(
-                    "a reply of {n} bytes, over the protocol's {MAX_LINE_BYTES}"
+                    "a reply of {bytes} bytes, over the protocol's {MAX_LINE_BYTES}"
                 )));
             }
             Ok(None) => return Ok(None),
-            Err(()) => {
+            // The reader queues no `Eof`; it marks the end instead.
+            Ok(Some(Line::Eof)) | Err(()) => {
                 // Give the process a moment to be reaped for its status.
                 let status = (0..20).find_map(|_| {
                     let s = self.child.try_wait().ok().flatten();
@@ -266,8 +284,7 @@ impl EngineProcess {
             }
         };
         serde_json::from_str(&line).map(Some).map_err(|e| {
-            let shown: String = line.chars().take(80).collect();
-            Failure::Protocol(format!("unreadable reply '{shown}': {e}"))
+            Failure::Protocol(format!("unreadable reply '{}': {e}", shorten(&line, 80)))
         })
     }
 
@@ -322,7 +339,7 @@ impl EngineProcess {
             if reply.id() != Some(&wanted) {
                 return Err(Failure::Protocol(format!(
                     "reply out of turn (waiting for request {id}): {}",
-                    shorten(&reply.to_line())
+                    shorten(&reply.to_line(), REPLY_CHARS)
                 )));
             }
             if reply.is_final() {
@@ -337,15 +354,6 @@ impl EngineProcess {
         let id = self.send(command)?;
         self.recv_final(id, Instant::now() + timeout, None, |_| {})
     }
-}
-
-/// At most 120 characters of a line, for messages.
-pub fn shorten(line: &str) -> String {
-    let mut s: String = line.chars().take(120).collect();
-    if s.len() < line.len() {
-        s.push_str("...");
-    }
-    s
 }
 
 impl Drop for EngineProcess {

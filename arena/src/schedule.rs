@@ -5,15 +5,13 @@
 //! number of pairs and the tournament mode, so that a resumed run and every
 //! shard of a job array see the same games with the same numbers.
 
-use std::collections::HashSet;
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use connect4::search::{Budget, Limits, Solver};
+use connect4::openings::{all_openings, random_openings};
+use connect4::score::Outcome;
+use connect4::search::{MIN_HASH_MB, Solver};
 use connect4::{Game, Rules};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 
 /// Where openings come from.
 #[derive(Clone, Debug)]
@@ -37,19 +35,26 @@ pub struct OpeningSource {
 pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Vec<String>> {
     let mut list = match &source.file {
         Some(path) => read_openings(rules, path)?,
-        None if source.all => all_openings(rules, source.plies),
+        None if source.all => strings(all_openings(rules, source.plies)),
         // Filtering drops some: draw more candidates.
         None => {
             let extra = if source.undecided.is_some() { 4 } else { 1 };
-            random_openings(rules, source.plies, count * extra, source.seed)
+            strings(random_openings(
+                rules,
+                source.plies,
+                count * extra,
+                source.seed,
+            ))
         }
     };
     if let Some(nodes) = source.undecided {
-        let mut solver = Solver::new(16);
+        let mut solver = Solver::new(MIN_HASH_MB);
         list.retain(|moves| {
             let game = Game::from_move_string(rules, moves).expect("checked");
-            solver.set_budget(Budget::new(&Limits::nodes(nodes), Instant::now(), None));
-            matches!(solver.solve_within(game.position(), true), None | Some(0))
+            matches!(
+                solver.prove_outcome(game.position(), nodes),
+                None | Some(Outcome::Draw)
+            )
         });
         if list.is_empty() {
             bail!(
@@ -68,6 +73,11 @@ pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Ve
         list.push(list[list.len() % distinct].clone());
     }
     Ok(list)
+}
+
+/// The move strings of `games`.
+fn strings(games: Vec<Game>) -> Vec<String> {
+    games.iter().map(Game::move_string).collect()
 }
 
 fn read_openings(rules: Rules, path: &Path) -> Result<Vec<String>> {
@@ -95,57 +105,6 @@ fn read_openings(rules: Rules, path: &Path) -> Result<Vec<String>> {
         bail!("{}: no openings", path.display());
     }
     Ok(out)
-}
-
-/// Every distinct position after `plies` plies that does not end the game,
-/// a mirror image counted once, as the first move string that reaches it.
-fn all_openings(rules: Rules, plies: u32) -> Vec<String> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut frontier = vec![Game::new(rules)];
-    for _ in 0..plies {
-        let mut next = Vec::new();
-        for game in frontier {
-            for c in game.position().legal_moves() {
-                let mut g = game.clone();
-                g.play(i64::from(c) + 1).expect("legal");
-                let p = g.position();
-                if p.is_over() || !seen.insert(p.key().min(p.mirror_key())) {
-                    continue;
-                }
-                next.push(g);
-            }
-        }
-        frontier = next;
-    }
-    for g in frontier {
-        out.push(g.move_string());
-    }
-    out
-}
-
-/// `count` distinct random openings (fewer if there are not that many).
-fn random_openings(rules: Rules, plies: u32, count: usize, seed: u64) -> Vec<String> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut tries = 0;
-    while out.len() < count && tries < count * 100 {
-        tries += 1;
-        let mut game = Game::new(rules);
-        for _ in 0..plies {
-            let moves = game.position().legal_moves();
-            if moves.is_empty() || game.position().is_over() {
-                break;
-            }
-            let c = moves[rng.random_range(0..moves.len())];
-            game.play(i64::from(c) + 1).expect("a legal move");
-        }
-        if !game.position().is_over() && seen.insert(game.move_string()) {
-            out.push(game.move_string());
-        }
-    }
-    out
 }
 
 /// Who plays whom.
@@ -314,13 +273,12 @@ mod tests {
             ..source
         };
         let kept = openings(Rules::STANDARD, &decided, 40).unwrap();
-        let mut solver = Solver::new(16);
+        let mut solver = Solver::new(MIN_HASH_MB);
         for m in kept.iter().take(5) {
             let g = Game::from_move_string(Rules::STANDARD, m).unwrap();
-            solver.set_budget(Budget::new(&Limits::nodes(2_000), Instant::now(), None));
             assert!(matches!(
-                solver.solve_within(g.position(), true),
-                None | Some(0)
+                solver.prove_outcome(g.position(), 2_000),
+                None | Some(Outcome::Draw)
             ));
         }
     }

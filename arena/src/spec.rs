@@ -11,6 +11,9 @@ use serde_json::Value;
 /// How to run one engine and what limits to give it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineSpec {
+    /// The spec as it was given (it identifies the engine in a run's
+    /// fingerprint).
+    pub text: String,
     /// Display name.
     pub name: String,
     /// The program; `self` runs this arena binary as an engine.
@@ -48,11 +51,51 @@ impl EngineSpec {
 /// The keys a spec may use.
 const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, tc, margin, option.NAME";
 
-impl FromStr for EngineSpec {
-    type Err = String;
+/// What is wrong with an engine spec; each message quotes the part at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A part without `=`.
+    #[error("'{0}': expected KEY=VALUE (keys: {KEYS})")]
+    NotKeyValue(String),
+    /// A limit that is not a positive integer.
+    #[error("'{key}={value}': expected a positive integer")]
+    NotPositive {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+    },
+    /// A margin that is not a whole number of milliseconds.
+    #[error("'margin={0}': expected milliseconds (an integer)")]
+    BadMargin(String),
+    /// A clock that does not parse.
+    #[error("'tc={0}': expected SECONDS or SECONDS+INCREMENT, such as tc=10+0.1")]
+    BadClock(String),
+    /// A key the spec does not know.
+    #[error("unknown key '{0}' (keys: {KEYS})")]
+    UnknownKey(String),
+    /// No `cmd=`.
+    #[error("'{0}': cmd is missing")]
+    MissingCmd(String),
+    /// Both a clock and a move time.
+    #[error("'{0}': give tc or movetime, not both")]
+    ClockAndMovetime(String),
+    /// A quote opened and never closed.
+    #[error("'{spec}': a {quote} quote is not closed")]
+    OpenQuote {
+        /// The whole spec.
+        spec: String,
+        /// The quote character.
+        quote: char,
+    },
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for EngineSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let mut spec = EngineSpec {
+            text: s.to_string(),
             name: String::new(),
             cmd: String::new(),
             args: Vec::new(),
@@ -69,13 +112,16 @@ impl FromStr for EngineSpec {
         {
             let (key, value) = part
                 .split_once('=')
-                .ok_or_else(|| format!("'{part}': expected KEY=VALUE (keys: {KEYS})"))?;
+                .ok_or_else(|| SpecError::NotKeyValue(part.clone()))?;
             let (key, value) = (key.trim(), unquote(value.trim()));
-            let number = |v: &str| -> Result<u64, String> {
+            let number = |v: &str| -> Result<u64, SpecError> {
                 v.parse::<u64>()
                     .ok()
                     .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("'{key}={v}': expected a positive integer"))
+                    .ok_or_else(|| SpecError::NotPositive {
+                        key: key.to_string(),
+                        value: v.to_string(),
+                    })
             };
             match key {
                 "name" => spec.name = value.to_string(),
@@ -86,23 +132,25 @@ impl FromStr for EngineSpec {
                 "nodes" => spec.nodes = Some(number(value)?),
                 "tc" => spec.clock = Some(parse_tc(value)?),
                 "margin" => {
-                    spec.margin_ms = Some(value.parse().map_err(|_| {
-                        format!("'margin={value}': expected milliseconds (an integer)")
-                    })?)
+                    spec.margin_ms = Some(
+                        value
+                            .parse()
+                            .map_err(|_| SpecError::BadMargin(value.to_string()))?,
+                    )
                 }
                 k if k.starts_with("option.") => {
                     let v = serde_json::from_str(value)
                         .unwrap_or_else(|_| Value::String(value.to_string()));
                     spec.options.push((k["option.".len()..].to_string(), v));
                 }
-                other => return Err(format!("unknown key '{other}' (keys: {KEYS})")),
+                other => return Err(SpecError::UnknownKey(other.to_string())),
             }
         }
         if spec.cmd.is_empty() {
-            return Err(format!("'{s}': cmd is missing"));
+            return Err(SpecError::MissingCmd(s.to_string()));
         }
         if spec.clock.is_some() && spec.movetime_ms.is_some() {
-            return Err(format!("'{s}': give tc or movetime, not both"));
+            return Err(SpecError::ClockAndMovetime(s.to_string()));
         }
         if spec.movetime_ms.is_none()
             && spec.depth.is_none()
@@ -119,9 +167,9 @@ impl FromStr for EngineSpec {
 }
 
 /// `SECONDS[+INCREMENT]` (decimals allowed) as milliseconds.
-fn parse_tc(value: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("'tc={value}': expected SECONDS or SECONDS+INCREMENT, such as tc=10+0.1");
-    let ms = |t: &str| -> Result<u64, String> {
+fn parse_tc(value: &str) -> Result<(u64, u64), SpecError> {
+    let bad = || SpecError::BadClock(value.to_string());
+    let ms = |t: &str| -> Result<u64, SpecError> {
         let secs: f64 = t.trim().parse().map_err(|_| bad())?;
         if (0.0..1e7).contains(&secs) {
             Ok((secs * 1000.0).round() as u64)
@@ -138,7 +186,7 @@ fn parse_tc(value: &str) -> Result<(u64, u64), String> {
 }
 
 /// Splits at the commas that are not inside quotes.
-fn split_outside_quotes(s: &str) -> Result<Vec<String>, String> {
+fn split_outside_quotes(s: &str) -> Result<Vec<String>, SpecError> {
     let mut parts = vec![String::new()];
     let mut quote: Option<char> = None;
     for ch in s.chars() {
@@ -156,7 +204,10 @@ fn split_outside_quotes(s: &str) -> Result<Vec<String>, String> {
         }
     }
     match quote {
-        Some(q) => Err(format!("'{s}': a {q} quote is not closed")),
+        Some(quote) => Err(SpecError::OpenQuote {
+            spec: s.to_string(),
+            quote,
+        }),
         None => Ok(parts),
     }
 }
@@ -190,12 +241,14 @@ mod tests {
             "name=a"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("cmd is missing")
         );
         assert!(
             "cmd=x,depth=0"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("positive integer")
         );
         let q: EngineSpec = "cmd=x,option.agent='alphabeta:depth=4,eval=local',name=\"a,b\""
@@ -213,6 +266,7 @@ mod tests {
             "cmd=x,option.agent='mcts"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("quote is not closed")
         );
         let c: EngineSpec = "cmd=x,tc=2.5+0.05,margin=30".parse().unwrap();
@@ -224,18 +278,21 @@ mod tests {
             "cmd=x,tc=fast"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("tc=fast")
         );
         assert!(
             "cmd=x,tc=1,movetime=5"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("not both")
         );
         assert!(
             "cmd=x,colour=red"
                 .parse::<EngineSpec>()
                 .unwrap_err()
+                .to_string()
                 .contains("unknown key 'colour'")
         );
     }

@@ -7,8 +7,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use connect4_arena::ending::Reason;
+use connect4_arena::grade::GradescopeResults;
+use connect4_arena::log::GameLine;
+use connect4_arena::results::Summary;
 use predicates::prelude::*;
-use serde_json::Value;
 
 fn arena() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
@@ -36,7 +39,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn read_log(path: &Path) -> Vec<Value> {
+fn read_log(path: &Path) -> Vec<GameLine> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -44,8 +47,8 @@ fn read_log(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn game_numbers(log: &[Value]) -> Vec<u64> {
-    let mut n: Vec<u64> = log.iter().map(|g| g["game"].as_u64().unwrap()).collect();
+fn game_numbers(log: &[GameLine]) -> Vec<u64> {
+    let mut n: Vec<u64> = log.iter().map(|g| g.game).collect();
     n.sort();
     n
 }
@@ -78,32 +81,26 @@ fn a_match_between_two_engine_processes_logs_every_game() {
     assert_eq!(game_numbers(&games), vec![1, 2, 3, 4, 5, 6]);
     for g in &games {
         // Every game replays legally and ends as recorded.
-        let moves = g["moves"].as_str().unwrap();
+        let moves = &g.moves;
         let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
         assert!(game.position().is_over(), "{moves}");
-        assert!(moves.starts_with(g["opening"].as_str().unwrap()));
-        assert_eq!(
-            g["plies"].as_array().unwrap().len() + g["opening"].as_str().unwrap().len(),
-            moves.len()
-        );
+        assert!(moves.starts_with(&g.opening));
+        assert_eq!(g.plies.len() + g.opening.len(), moves.len());
     }
     // Pairs share an opening with colours swapped.
     for pair in game_numbers(&games).chunks(2) {
-        let a = games.iter().find(|g| g["game"] == pair[0]).unwrap();
-        let b = games.iter().find(|g| g["game"] == pair[1]).unwrap();
-        assert_eq!(a["opening"], b["opening"]);
-        assert_eq!(a["first"], b["second"]);
-        assert_eq!(a["pair"], b["pair"]);
+        let a = games.iter().find(|g| g.game == pair[0]).unwrap();
+        let b = games.iter().find(|g| g.game == pair[1]).unwrap();
+        assert_eq!(a.opening, b.opening);
+        assert_eq!(a.first, b.second);
+        assert_eq!(a.pair, b.pair);
     }
-    let s: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
-    let p = &s["pairings"][0];
-    assert_eq!(p["games"], 6);
-    let penta: u64 = ["LL", "LD", "DD_WL", "WD", "WW"]
-        .iter()
-        .map(|k| p["pentanomial"][k].as_u64().unwrap())
-        .sum();
-    assert_eq!(penta, 3);
-    assert_eq!(s["engines"][0]["name"], "deep");
+    let s: Summary = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    let p = &s.pairings[0];
+    assert_eq!(p.games, 6);
+    let k = p.pentanomial;
+    assert_eq!(k.LL + k.LD + k.DD_WL + k.WD + k.WW, 3);
+    assert_eq!(s.engines[0].name, "deep");
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert!(
         csv.starts_with("a,b,games,wins,draws,losses,score,elo"),
@@ -120,7 +117,7 @@ fn a_match_between_two_engine_processes_logs_every_game() {
 
 /// Plays 2 games of `bad` against a good engine; returns the stdout and
 /// the log.
-fn against_fake(mode: &str, limits: &str) -> (String, Vec<Value>) {
+fn against_fake(mode: &str, limits: &str) -> (String, Vec<GameLine>) {
     let dir = scratch(&format!("fake-{}", mode.replace(['=', '/'], "-")));
     let log = dir.join("games.jsonl");
     let out = arena()
@@ -152,29 +149,26 @@ fn against_fake(mode: &str, limits: &str) -> (String, Vec<Value>) {
 #[test]
 fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
     for (mode, limits, reason) in [
-        ("crash-at=2", "depth=1", "crash"),
-        ("illegal", "depth=1", "illegal move"),
-        ("garbage", "depth=1", "protocol"),
-        ("out-of-turn", "depth=1", "protocol"),
-        ("huge", "depth=1", "protocol"),
-        ("slow-move=700", "movetime=50", "time"),
-        ("hang", "movetime=50", "stall"),
+        ("crash-at=2", "depth=1", Reason::Crash),
+        ("illegal", "depth=1", Reason::IllegalMove),
+        ("garbage", "depth=1", Reason::Protocol),
+        ("out-of-turn", "depth=1", Reason::Protocol),
+        ("huge", "depth=1", Reason::Protocol),
+        ("slow-move=700", "movetime=50", Reason::Time),
+        ("hang", "movetime=50", Reason::Stall),
         // No time limit: the quiet engine is pinged and does not answer.
-        ("hang", "depth=3", "stall"),
+        ("hang", "depth=3", Reason::Stall),
     ] {
         let (out, log) = against_fake(mode, limits);
         assert_eq!(log.len(), 2, "{mode}: every game is logged\n{out}");
-        let lost: Vec<&Value> = log.iter().filter(|g| g["reason"] == reason).collect();
+        let lost: Vec<&GameLine> = log.iter().filter(|g| g.reason == reason).collect();
         // crash-at=2 crashes on its second move of the process, which
         // restarts for the next game: at least one game ends that way.
         assert!(!lost.is_empty(), "{mode}: no '{reason}' forfeit\n{out}");
         for g in &lost {
-            let bad_first = g["first"] == "bad";
-            assert_eq!(g["result"], if bad_first { "0-1" } else { "1-0" }, "{mode}");
-            assert!(
-                g["detail"].as_str().is_some_and(|d| !d.is_empty()),
-                "{mode}"
-            );
+            let bad_first = g.first == "bad";
+            assert_eq!(g.result, if bad_first { "0-1" } else { "1-0" }, "{mode}");
+            assert!(g.detail.as_ref().is_some_and(|d| !d.is_empty()), "{mode}");
         }
         assert!(
             out.contains(&format!("{reason}: {}", lost.len())),
@@ -185,7 +179,7 @@ fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
     let (out, log) = against_fake("slow-start=500", "depth=1");
     assert!(
         log.iter()
-            .all(|g| g["reason"] == "line" || g["reason"] == "full board"),
+            .all(|g| matches!(g.reason, Reason::Line | Reason::FullBoard)),
         "{out}"
     );
 }
@@ -203,21 +197,20 @@ fn clocks_are_kept_and_an_engine_over_its_clock_loses_on_time() {
         .success()
         .stdout(predicate::str::contains("time: 2"));
     for g in read_log(&log) {
-        assert_eq!(g["reason"], "time", "{g}");
+        assert_eq!(g.reason, Reason::Time, "{g:?}");
         // 400 ms, 250 ms a move, 10 ms back each: about 160 ms left (and a 50 ms
         // margin) for the second move, which it loses on time.
-        let bad_moves = g["plies"]
-            .as_array()
-            .unwrap()
+        let bad_moves = g
+            .plies
             .iter()
             .enumerate()
-            .filter(|(i, _)| (i % 2 == 0) == (g["first"] == "bad"))
+            .filter(|(i, _)| (i % 2 == 0) == (g.first == "bad"))
             .count();
-        assert_eq!(bad_moves, 1, "{g}");
-        let detail = g["detail"].as_str().unwrap();
+        assert_eq!(bad_moves, 1, "{g:?}");
+        let detail = g.detail.as_deref().unwrap();
         assert!(
             detail.contains("budget") || detail.contains("allowed"),
-            "{g}"
+            "{g:?}"
         );
     }
 }
@@ -269,16 +262,8 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
     // an uninterrupted run.
     let fresh = dir.join("fresh.jsonl");
     arena().args(args(&fresh)).assert().success();
-    let moves = |log: &[Value]| {
-        let mut m: Vec<(u64, String)> = log
-            .iter()
-            .map(|g| {
-                (
-                    g["game"].as_u64().unwrap(),
-                    g["moves"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
+    let moves = |log: &[GameLine]| {
+        let mut m: Vec<(u64, String)> = log.iter().map(|g| (g.game, g.moves.clone())).collect();
         m.sort();
         m
     };
@@ -339,11 +324,11 @@ fn shards_merged_equal_the_unsharded_run() {
         .arg(&whole_summary)
         .assert()
         .success();
-    let load = |p: &Path| -> Value {
-        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let load = |p: &Path| -> Summary {
+        let mut v: Summary = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
         // Times differ between runs; results must not.
-        for e in v["engines"].as_array_mut().unwrap() {
-            e.as_object_mut().unwrap().remove("ms_per_move");
+        for e in &mut v.engines {
+            e.ms_per_move = 0.0;
         }
         v
     };
@@ -488,24 +473,24 @@ fn adjudication_ends_games_the_solver_proves() {
         .success();
     let games = read_log(&log);
     assert!(
-        games.iter().any(|g| g["reason"] == "adjudicated"),
+        games.iter().any(|g| g.reason == Reason::Adjudicated),
         "{games:?}"
     );
-    for g in games.iter().filter(|g| g["reason"] == "adjudicated") {
-        let moves = g["moves"].as_str().unwrap();
+    for g in games.iter().filter(|g| g.reason == Reason::Adjudicated) {
+        let moves = &g.moves;
         let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
         assert!(
             !game.position().is_over(),
             "adjudicated before the end: {moves}"
         );
-        assert!(g["detail"].as_str().unwrap().contains("the solver proves"));
+        assert!(g.detail.as_ref().unwrap().contains("the solver proves"));
     }
 }
 
 #[test]
 fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
     let dir = scratch("grade");
-    let grade = |engine: &str, file: &str| -> Value {
+    let grade = |engine: &str, file: &str| -> GradescopeResults {
         let path = dir.join(file);
         arena()
             .args([
@@ -524,38 +509,30 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
             .stdout(predicate::str::contains("total"));
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
     };
-    let check = |r: &Value| {
-        let tests = r["tests"].as_array().unwrap();
-        assert_eq!(tests.len(), 7);
+    let check = |r: &GradescopeResults| {
+        assert_eq!(r.tests.len(), 7);
         let mut sum = 0.0;
-        for t in tests {
-            assert!(t["name"].is_string() && t["output"].is_string());
-            let (s, m) = (
-                t["score"].as_f64().unwrap(),
-                t["max_score"].as_f64().unwrap(),
-            );
-            assert!((0.0..=m).contains(&s), "{t}");
-            sum += s;
+        for t in &r.tests {
+            assert!(!t.name.is_empty() && !t.output.is_empty());
+            assert!((0.0..=t.max_score).contains(&t.score), "{t:?}");
+            sum += t.score;
         }
-        assert!((r["score"].as_f64().unwrap() - sum).abs() < 0.011);
+        assert!((r.score - sum).abs() < 0.011);
     };
     let good = grade("name=solver,cmd=self,movetime=30", "good.json");
     check(&good);
-    assert_eq!(good["tests"][0]["status"], "passed");
-    assert_eq!(
-        good["tests"][5]["score"], 10.0,
-        "compliance: {}",
-        good["tests"][5]
-    );
+    assert_eq!(good.tests[0].status, "passed");
+    assert_eq!(good.tests[5].score, 10.0, "compliance: {:?}", good.tests[5]);
     let bad = grade(&fake("illegal"), "bad.json");
     check(&bad);
-    assert_eq!(bad["tests"][0]["score"], 0.0);
-    assert_eq!(
-        bad["tests"][6]["score"], 0.0,
-        "it forfeits: {}",
-        bad["tests"][6]
+    assert_eq!(bad.tests[0].score, 0.0);
+    assert_eq!(bad.tests[6].score, 0.0, "it forfeits: {:?}", bad.tests[6]);
+    assert!(
+        bad.tests[6].output.contains("against"),
+        "forfeits name the opponent: {:?}",
+        bad.tests[6]
     );
-    assert!(bad["score"].as_f64().unwrap() < good["score"].as_f64().unwrap());
+    assert!(bad.score < good.score);
 }
 
 #[test]

@@ -24,15 +24,15 @@ use crate::rules::Rules;
 use crate::search::Limits;
 
 pub mod evaluators;
-pub mod expectimax;
-pub mod greedy;
+pub(crate) mod expectimax;
+mod file_header;
+pub(crate) mod greedy;
 pub mod mcts;
-pub mod minimax;
+pub(crate) mod minimax;
 pub mod qlearning;
-pub mod random;
+pub(crate) mod random;
 pub mod selfplay;
-pub mod solver;
-mod stored;
+pub(crate) mod solver;
 pub mod tune;
 
 pub use evaluators::Evaluator;
@@ -75,9 +75,7 @@ pub trait Agent: Send {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum AgentError {
     /// No such agent.
-    #[error(
-        "unknown agent '{0}'; agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts, qlearning"
-    )]
+    #[error("unknown agent '{0}'; agents: {list}", list = name_list())]
     Unknown(String),
     /// No such parameter for this agent.
     #[error("agent '{agent}': unknown parameter '{param}'; parameters: {allowed}")]
@@ -265,46 +263,115 @@ pub(crate) fn centre_most(p: &Position, pool: u64) -> u32 {
         .expect("the pool holds a playable cell")
 }
 
-/// Builds the agent a spec names for a protocol session: `Ok(None)` for a
-/// plain `solver`, which the engine runs itself.
-pub fn build(text: &str) -> Result<Option<Box<dyn Agent>>, AgentError> {
-    if Spec::parse(text)? == Spec::parse("solver")? {
-        return Ok(None);
+/// One agent of the registry: its name, its parameters as help text, and
+/// how to build it from a parsed spec.
+struct Registered {
+    name: &'static str,
+    params: &'static str,
+    make: fn(&Spec) -> Result<Box<dyn Agent>, AgentError>,
+}
+
+/// Every agent, in the order listings show them.
+const REGISTRY: &[Registered] = &[
+    Registered {
+        name: "solver",
+        params: "movetime=MS,depth=N,nodes=N",
+        make: |s| Ok(Box::new(solver::SolverAgent::from_spec(s)?)),
+    },
+    Registered {
+        name: "random",
+        params: "seed=N",
+        make: |s| Ok(Box::new(random::RandomAgent::from_spec(s)?)),
+    },
+    Registered {
+        name: "greedy",
+        params: "",
+        make: |s| {
+            s.check(&[])?;
+            Ok(Box::new(greedy::GreedyAgent))
+        },
+    },
+    Registered {
+        name: "minimax",
+        params: "depth=N,eval=windows|local|features|random,weights=FILE,w.NAME=N,seed=N",
+        make: |s| Ok(Box::new(minimax::MinimaxAgent::from_spec(s, false)?)),
+    },
+    Registered {
+        name: "alphabeta",
+        params: "depth=N,eval=windows|local|features|random,weights=FILE,w.NAME=N,seed=N",
+        make: |s| Ok(Box::new(minimax::MinimaxAgent::from_spec(s, true)?)),
+    },
+    Registered {
+        name: "expectimax",
+        params: "depth=N,eval=windows|local|features|random,weights=FILE,w.NAME=N,seed=N",
+        make: |s| Ok(Box::new(expectimax::ExpectimaxAgent::from_spec(s)?)),
+    },
+    Registered {
+        name: "mcts",
+        params: "simulations=N,c=X,rollout=uniform|centre,reuse=true|false,seed=N",
+        make: |s| Ok(Box::new(mcts::MctsAgent::from_spec(s)?)),
+    },
+    Registered {
+        name: "qlearning",
+        params: "model=FILE",
+        make: |s| Ok(Box::new(qlearning::QAgent::from_spec(s)?)),
+    },
+];
+
+/// The agents' names, in listing order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|r| r.name)
+}
+
+/// Every agent with its parameters, one `name[:params]` per line.
+pub fn describe() -> String {
+    REGISTRY
+        .iter()
+        .map(|r| {
+            if r.params.is_empty() {
+                r.name.to_string()
+            } else {
+                format!("{}[:{}]", r.name, r.params)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The names joined for error messages.
+fn name_list() -> String {
+    names().collect::<Vec<_>>().join(", ")
+}
+
+/// Who answers `go` in a protocol session.
+pub enum SessionPlayer {
+    /// The engine's own clocked search, under these limits where a `go`
+    /// sets none of that kind (`solver:movetime=100`).
+    Searcher(Limits),
+    /// Another agent.
+    Agent(Box<dyn Agent>),
+}
+
+/// Builds the player a spec names for a protocol session: every `solver`
+/// spec is the engine's own searcher.
+pub fn build(text: &str) -> Result<SessionPlayer, AgentError> {
+    let spec = Spec::parse(text)?;
+    if spec.name == "solver" {
+        return Ok(SessionPlayer::Searcher(solver::own_limits(&spec)?));
     }
-    player(text).map(Some)
+    player(text).map(SessionPlayer::Agent)
 }
 
 /// Builds the agent a spec names, the solver included, for the tools that
 /// run agents in process.
 pub fn player(text: &str) -> Result<Box<dyn Agent>, AgentError> {
     let spec = Spec::parse(text)?;
-    Ok(match spec.name.as_str() {
-        "solver" => Box::new(solver::SolverAgent::from_spec(&spec)?),
-        "random" => Box::new(random::RandomAgent::from_spec(&spec)?),
-        "greedy" => {
-            spec.check(&[])?;
-            Box::new(greedy::GreedyAgent)
-        }
-        "minimax" => Box::new(minimax::MinimaxAgent::from_spec(&spec, false)?),
-        "alphabeta" => Box::new(minimax::MinimaxAgent::from_spec(&spec, true)?),
-        "expectimax" => Box::new(expectimax::ExpectimaxAgent::from_spec(&spec)?),
-        "mcts" => Box::new(mcts::MctsAgent::from_spec(&spec)?),
-        "qlearning" => Box::new(qlearning::QAgent::from_spec(&spec)?),
-        other => return Err(AgentError::Unknown(other.to_string())),
-    })
+    let registered = REGISTRY
+        .iter()
+        .find(|r| r.name == spec.name)
+        .ok_or_else(|| AgentError::Unknown(spec.name.clone()))?;
+    (registered.make)(&spec)
 }
-
-/// The agents' names, for listings.
-pub const NAMES: &[&str] = &[
-    "solver",
-    "random",
-    "greedy",
-    "minimax",
-    "alphabeta",
-    "expectimax",
-    "mcts",
-    "qlearning",
-];
 
 #[cfg(test)]
 mod tests {
@@ -312,14 +379,15 @@ mod tests {
 
     #[test]
     fn specs_parse_and_errors_list_what_is_allowed() {
-        assert!(build("solver").unwrap().is_none());
-        assert_eq!(
-            build("alphabeta:depth=3,eval=windows")
-                .unwrap()
-                .unwrap()
-                .spec(),
-            "alphabeta:depth=3,eval=windows"
-        );
+        assert!(matches!(build("solver"), Ok(SessionPlayer::Searcher(l)) if l == Limits::none()));
+        assert!(matches!(
+            build("solver:movetime=100"),
+            Ok(SessionPlayer::Searcher(l)) if l.time == Some(std::time::Duration::from_millis(100))
+        ));
+        let Ok(SessionPlayer::Agent(a)) = build("alphabeta:depth=3,eval=windows") else {
+            panic!("alphabeta is an agent");
+        };
+        assert_eq!(a.spec(), "alphabeta:depth=3,eval=windows");
         let e = build("oracle").err().unwrap().to_string();
         assert!(
             e.contains(

@@ -6,6 +6,7 @@ use crate::agents::{Agent, AgentError, player};
 use crate::position::{Player, Position, Status};
 use crate::rules::Rules;
 use crate::search::Limits;
+use crate::stats::Tally;
 
 /// Plays one game from `opening` (0-based columns, all legal); returns the
 /// final status.
@@ -34,53 +35,6 @@ pub fn play_game(
     }
 }
 
-/// Scores of a colour-swapped match, from the first agent's view.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PairScore {
-    /// Games won.
-    pub wins: u32,
-    /// Games drawn.
-    pub draws: u32,
-    /// Games lost.
-    pub losses: u32,
-    /// Sum over pairs of the pair score (0, 1/2, ..., 2) squared, for the
-    /// variance of the pair mean.
-    sum_sq: f64,
-    /// Pairs played.
-    pub pairs: u32,
-}
-
-impl PairScore {
-    /// The score per game: (wins + draws / 2) / games.
-    pub fn score(&self) -> f64 {
-        let games = f64::from(self.wins + self.draws + self.losses);
-        (f64::from(self.wins) + f64::from(self.draws) / 2.0) / games.max(1.0)
-    }
-
-    /// The standard error of [`PairScore::score`], from the spread of the
-    /// pair scores (the two games of a pair share an opening, so they are
-    /// not independent).
-    pub fn std_error(&self) -> f64 {
-        let n = f64::from(self.pairs);
-        if n < 2.0 {
-            return 0.5;
-        }
-        // Pair scores x_i in [0, 1] (per game): mean m, sample variance s^2.
-        let m = self.score();
-        let var = (self.sum_sq / n - m * m).max(0.0) * n / (n - 1.0);
-        (var / n).sqrt()
-    }
-
-    /// Adds another match's counts.
-    pub fn add(&mut self, other: &PairScore) {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        self.sum_sq += other.sum_sq;
-        self.pairs += other.pairs;
-    }
-}
-
 /// Plays a game pair from each opening, `a` first then second; the score is
 /// `a`'s. Agents are built once from their specs.
 pub fn play_pairs(
@@ -89,9 +43,9 @@ pub fn play_pairs(
     b: &str,
     openings: &[Vec<u32>],
     limits: &Limits,
-) -> Result<PairScore, AgentError> {
+) -> Result<Tally, AgentError> {
     let (mut x, mut y) = (player(a)?, player(b)?);
-    let mut s = PairScore::default();
+    let mut s = Tally::default();
     for opening in openings {
         let mut points = 0.0;
         for a_first in [true, false] {
@@ -105,49 +59,30 @@ pub fn play_pairs(
             } else {
                 Player::Second
             };
-            match status {
-                Status::Won(w) if w == a_side => {
-                    s.wins += 1;
-                    points += 1.0;
-                }
-                Status::Won(_) => s.losses += 1,
-                _ => {
-                    s.draws += 1;
-                    points += 0.5;
-                }
-            }
+            let game_points = match status {
+                Status::Won(w) if w == a_side => 1.0,
+                Status::Won(_) => 0.0,
+                _ => 0.5,
+            };
+            s.add_game(game_points);
+            points += game_points;
         }
-        let x = points / 2.0;
-        s.sum_sq += x * x;
-        s.pairs += 1;
+        s.add_pair(points);
     }
     Ok(s)
 }
 
-/// `count` random openings of `plies` plies from a seed, none over and none
-/// where the side to move can win at once.
+/// `count` random openings of `plies` plies from a seed as column lists,
+/// none over and none where the side to move can win at once; distinct
+/// ones cycled if there are fewer than `count`.
 pub fn random_openings(rules: Rules, plies: u32, count: usize, seed: u64) -> Vec<Vec<u32>> {
-    use rand::rngs::StdRng;
-    use rand::{RngExt, SeedableRng};
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(count);
-    'outer: while out.len() < count {
-        let mut p = Position::new(rules);
-        let mut moves = Vec::new();
-        for _ in 0..plies.min(rules.cells().saturating_sub(1)) {
-            let legal = p.legal_moves();
-            let c = legal[rng.random_range(0..legal.len())];
-            p.play(c);
-            moves.push(c);
-            if p.is_over() {
-                continue 'outer;
-            }
-        }
-        if p.winning_moves() == 0 {
-            out.push(moves);
-        }
-    }
-    out
+    let distinct = crate::openings::random_openings(rules, plies, count, seed);
+    distinct
+        .iter()
+        .cycle()
+        .take(count)
+        .map(|g| g.moves().to_vec())
+        .collect()
 }
 
 #[cfg(test)]
@@ -167,12 +102,12 @@ mod tests {
             &Limits::none(),
         )
         .unwrap();
-        assert_eq!((s.wins + s.draws + s.losses, s.pairs), (20, 10));
+        assert_eq!((s.games(), s.pairs()), (20, 10));
         assert!(s.score() > 0.8, "{s:?}");
-        let mut all = PairScore::default();
+        let mut all = Tally::default();
         all.add(&s);
         all.add(&s);
-        assert_eq!(all.pairs, 20);
+        assert_eq!(all.pairs(), 20);
         assert!(all.std_error() <= s.std_error());
         // Equal agents from equal openings: every pair is 1-1 for the same
         // deterministic player.

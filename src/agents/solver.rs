@@ -2,9 +2,9 @@
 //! themselves (`train`, `tune`, `play`) and for a solver with its own
 //! limits in a protocol session (`solver:movetime=100`).
 //!
-//! The plain `solver` of a protocol session does not come through here:
-//! the engine runs its searcher directly, so that `go` gets an `info` line
-//! per completed depth.
+//! A protocol session does not come through here: the engine runs its own
+//! searcher (with the session's table size) under the spec's limits
+//! ([`own_limits`]), so that `go` gets an `info` line per completed depth.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -12,10 +12,7 @@ use std::time::Duration;
 
 use super::{Agent, AgentError, AgentMove, Spec};
 use crate::position::Position;
-use crate::search::{Limits, Searcher};
-
-/// Table size of an in-process solver, in MiB.
-const HASH_MB: usize = 64;
+use crate::search::{DEFAULT_HASH_MB, Limits, Searcher};
 
 /// The solver-backed search behind the agent trait.
 pub struct SolverAgent {
@@ -24,34 +21,48 @@ pub struct SolverAgent {
     searcher: Searcher,
 }
 
+/// The limits a `solver` spec sets: `movetime` (ms), `depth`, `nodes`, each
+/// optional; they apply when a search is given no limit of that kind.
+pub fn own_limits(spec: &Spec) -> Result<Limits, AgentError> {
+    spec.check(&["movetime", "depth", "nodes"])?;
+    let why = "expected a positive integer";
+    let positive = |key: &str| -> Result<Option<u64>, AgentError> {
+        match spec.value(key) {
+            None => Ok(None),
+            Some(_) => match spec.get::<u64>(key, 0, why)? {
+                0 => Err(AgentError::BadValue {
+                    agent: spec.name.clone(),
+                    param: key.into(),
+                    value: "0".into(),
+                    why: why.into(),
+                }),
+                n => Ok(Some(n)),
+            },
+        }
+    };
+    Ok(Limits {
+        time: positive("movetime")?.map(Duration::from_millis),
+        depth: positive("depth")?.map(|d| d.min(64) as u32),
+        nodes: positive("nodes")?,
+    })
+}
+
+/// `limits`, with `own` filling in each kind of limit it lacks.
+pub fn with_own(limits: &Limits, own: &Limits) -> Limits {
+    Limits {
+        depth: limits.depth.or(own.depth),
+        nodes: limits.nodes.or(own.nodes),
+        time: limits.time.or(own.time),
+    }
+}
+
 impl SolverAgent {
-    /// From a spec: `movetime` (ms), `depth`, `nodes`, each optional; they
-    /// apply when the caller gives no limit of that kind.
+    /// From a spec (see [`own_limits`]), with a table of the default size.
     pub fn from_spec(spec: &Spec) -> Result<SolverAgent, AgentError> {
-        spec.check(&["movetime", "depth", "nodes"])?;
-        let why = "expected a positive integer";
-        let positive = |key: &str| -> Result<Option<u64>, AgentError> {
-            match spec.value(key) {
-                None => Ok(None),
-                Some(_) => match spec.get::<u64>(key, 0, why)? {
-                    0 => Err(AgentError::BadValue {
-                        agent: spec.name.clone(),
-                        param: key.into(),
-                        value: "0".into(),
-                        why: why.into(),
-                    }),
-                    n => Ok(Some(n)),
-                },
-            }
-        };
         Ok(SolverAgent {
             spec: spec.to_string(),
-            own: Limits {
-                time: positive("movetime")?.map(Duration::from_millis),
-                depth: positive("depth")?.map(|d| d.min(64) as u32),
-                nodes: positive("nodes")?,
-            },
-            searcher: Searcher::new(HASH_MB),
+            own: own_limits(spec)?,
+            searcher: Searcher::new(DEFAULT_HASH_MB),
         })
     }
 }
@@ -67,11 +78,7 @@ impl Agent for SolverAgent {
         limits: &Limits,
         stop: Option<Arc<AtomicBool>>,
     ) -> AgentMove {
-        let limits = Limits {
-            depth: limits.depth.or(self.own.depth),
-            nodes: limits.nodes.or(self.own.nodes),
-            time: limits.time.or(self.own.time),
-        };
+        let limits = with_own(limits, &self.own);
         let r = self
             .searcher
             .search(p, &limits, stop, |_| {})

@@ -7,7 +7,7 @@
 //! plays colour-swapped game pairs between the candidate and the incumbent
 //! from fresh random openings, both searching with the same agent. The
 //! candidate's score per game and its standard error come from the pair
-//! scores ([`super::selfplay::PairScore`]); the candidate replaces the
+//! scores ([`crate::stats::Tally`]); the candidate replaces the
 //! incumbent only when its score exceeds 1/2 by more than `z` standard
 //! errors (`z` = 1 by default, about 84% one-sided confidence).
 
@@ -18,10 +18,11 @@ use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
 use super::evaluators::{EvalKind, Weights};
-use super::selfplay::{PairScore, play_pairs, random_openings};
+use super::selfplay::{play_pairs, random_openings};
 use super::{AgentError, Spec};
 use crate::rules::Rules;
 use crate::search::Limits;
+use crate::stats::Tally;
 
 /// What to tune.
 #[derive(Clone, Debug)]
@@ -76,7 +77,7 @@ pub struct Step {
     /// The candidate's weights.
     pub candidate: Weights,
     /// The candidate's score against the incumbent.
-    pub score: PairScore,
+    pub score: Tally,
     /// Whether it became the incumbent.
     pub kept: bool,
 }
@@ -165,13 +166,13 @@ fn compare(
     candidate: &Weights,
     incumbent: &Weights,
     openings: &[Vec<u32>],
-) -> Result<PairScore, TuneError> {
+) -> Result<Tally, TuneError> {
     let (a, b) = (
         spec_with(&options.agent, candidate),
         spec_with(&options.agent, incumbent),
     );
     let chunk = openings.len().div_ceil(options.threads.get()).max(1);
-    let results: Vec<Result<PairScore, AgentError>> = std::thread::scope(|s| {
+    let results: Vec<Result<Tally, AgentError>> = std::thread::scope(|s| {
         let handles: Vec<_> = openings
             .chunks(chunk)
             .map(|part| s.spawn(|| play_pairs(options.rules, &a, &b, part, &Limits::none())))
@@ -181,7 +182,7 @@ fn compare(
             .map(|h| h.join().expect("a game thread panicked"))
             .collect()
     });
-    let mut total = PairScore::default();
+    let mut total = Tally::default();
     for r in results {
         total.add(&r?);
     }
@@ -222,7 +223,7 @@ mod tests {
         assert_eq!(steps.len(), 3);
         let mut incumbent = Weights::defaults(EvalKind::Windows);
         for (step, after) in &steps {
-            assert_eq!(step.score.pairs, 8);
+            assert_eq!(step.score.pairs(), 8);
             assert_eq!(step.kept, step.score.score() - 0.5 > step.score.std_error());
             if step.kept {
                 incumbent = step.candidate.clone();

@@ -27,9 +27,10 @@ use std::time::{Duration, Instant};
 use super::{Book, BookError, fold};
 use crate::position::Position;
 use crate::progress::Progress;
+use crate::score;
+use crate::search::Solver;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::centre_first;
-use crate::search::{Solver, score};
 
 /// Positions of at most this many plies are roots of strategy trees.
 pub const ROOT_PLIES: u32 = 2;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use connect4::Rules;
 use connect4::bench::{BUILTIN, Summary, parse_cases};
+use connect4::search::DEFAULT_HASH_MB;
 use connect4::search::Solver;
-use connect4::search::solver::DEFAULT_HASH_MB;
 
 /// Arguments of `bench`.
 #[derive(clap::Args)]

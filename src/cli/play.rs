@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use connect4::agents::{Agent, player};
 use connect4::grid::to_rows;
-use connect4::search::score::end_ply;
-use connect4::search::{Limits, SearchScore, Searcher};
+use connect4::score::end_ply;
+use connect4::search::{DEFAULT_HASH_MB, Limits, SearchScore, Searcher};
 use connect4::{Game, Player, Rules, Status};
 
 /// Arguments of `play`.
@@ -182,7 +182,9 @@ impl<W: Write> Play<'_, W> {
         if p.is_over() {
             return Ok(());
         }
-        let searcher = self.hints.get_or_insert_with(|| Searcher::new(64));
+        let searcher = self
+            .hints
+            .get_or_insert_with(|| Searcher::new(DEFAULT_HASH_MB));
         let scores = searcher.analyze(&p, &self.hint_limits, None);
         let mut text = String::from("hint:");
         for (c, s) in scores {

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
+use connect4::search::DEFAULT_HASH_MB;
 use connect4::search::Solver;
-use connect4::search::solver::DEFAULT_HASH_MB;
 use connect4::{Game, Rules, Status};
 
 use super::line;

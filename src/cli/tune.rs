@@ -97,7 +97,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
             step.candidate.to_params(),
             100.0 * s.score(),
             100.0 * 1.96 * s.std_error(),
-            2 * s.pairs,
+            2 * s.pairs(),
             s.wins,
             s.draws,
             s.losses,

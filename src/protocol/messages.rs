@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::lines::shorten;
 use crate::rules::Rules;
-use crate::search::score::Outcome;
+use crate::score::Outcome;
 
 /// The protocol's name, sent in `hello`.
 pub const PROTOCOL: &str = "connect4-jsonl";
@@ -77,7 +78,8 @@ pub enum Command {
     Quit,
 }
 
-/// Names of the commands, for error messages.
+/// Names of the commands, for error messages: the `cmd` tags of [`Command`]
+/// (a test checks that the two agree).
 pub const COMMANDS: &[&str] = &[
     "hello",
     "ping",
@@ -463,7 +465,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
             ErrorCode::UnknownCommand,
             format!(
                 "unknown command '{}'; known: {}",
-                truncate(cmd),
+                shorten(cmd, 40),
                 COMMANDS.join(", ")
             ),
         ));
@@ -536,18 +538,27 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// At most 40 characters of `s`, for quoting user input in messages.
-fn truncate(s: &str) -> String {
-    if s.chars().count() <= 40 {
-        s.to_string()
-    } else {
-        format!("{}...", s.chars().take(40).collect::<String>())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_list_is_the_enum_s_tags() {
+        // Serde lists the enum's own tags when it meets an unknown one.
+        let e = serde_json::from_str::<Command>(r#"{"cmd":"?"}"#)
+            .unwrap_err()
+            .to_string();
+        let listed = e
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{e}"));
+        let tags: Vec<&str> = listed
+            .split(',')
+            .map(|t| t.trim().trim_matches('`'))
+            .map(|t| t.split('`').next().unwrap())
+            .collect();
+        assert_eq!(tags, COMMANDS, "{e}");
+    }
 
     fn code(line: &str) -> ErrorCode {
         parse_request(line.as_bytes()).unwrap_err().code

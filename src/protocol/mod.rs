@@ -8,4 +8,4 @@ pub mod messages;
 pub mod session;
 
 pub use messages::{Command, ErrorCode, Id, Reply, Request, parse_request};
-pub use session::{SessionOptions, run_session};
+pub use session::{SessionError, SessionOptions, run_session};

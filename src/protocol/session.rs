@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine::Engine;
+use crate::engine::{AgentError, DEFAULT_HASH_MB, Engine, GoRequest, Report, SearchScore};
 use crate::game::Game;
 use crate::grid;
 use crate::position::{Player, Position, Status};
@@ -22,9 +22,7 @@ use crate::protocol::messages::{
     Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, VERSION, WireScore,
     parse_request,
 };
-use crate::search::score::{Outcome, end_ply};
-use crate::search::solver::DEFAULT_HASH_MB;
-use crate::search::{Limits, Report, SearchScore};
+use crate::score::{Outcome, end_ply};
 
 /// Least time between two `info` replies of one search.
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
@@ -52,16 +50,27 @@ impl Default for SessionOptions {
     }
 }
 
+/// Why a session could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The agent given at start is not valid.
+    #[error("the agent to start with: {0}")]
+    Agent(#[from] AgentError),
+    /// Reading the input failed.
+    #[error("reading requests: {0}")]
+    Input(#[from] io::Error),
+}
+
 /// Runs a session until `quit` or end of input. At end of input a running
 /// search with limits is allowed to finish, one without is stopped; either
 /// way its final reply is written before this returns.
-pub fn run_session<R, W>(input: R, output: W, options: SessionOptions) -> io::Result<()>
+pub fn run_session<R, W>(input: R, output: W, options: SessionOptions) -> Result<(), SessionError>
 where
     R: BufRead,
     W: Write + Send + 'static,
 {
-    let agent = crate::agents::build(&options.agent)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    let mut engine = Engine::new(options.hash_mb);
+    engine.set_agent(&options.agent)?;
     let (tx, rx) = mpsc::channel::<Reply>();
     let on_closed = options.on_output_closed;
     let writer = thread::spawn(move || {
@@ -75,18 +84,15 @@ where
         }
     });
     let mut session = Session {
-        engine: Engine::new(options.hash_mb),
+        engine,
         tx,
         info: true,
-        solver_answers: agent.is_none(),
-        unbounded_search: false,
     };
-    session.engine.set_agent(agent);
     let mut reader = LineReader::new(input, MAX_LINE_BYTES);
     loop {
         match reader.next_line()? {
             Line::Eof => break,
-            Line::TooLong => session.send(Reply::Error {
+            Line::TooLong { .. } => session.send(Reply::Error {
                 id: None,
                 code: ErrorCode::LineTooLong,
                 message: format!("line longer than {MAX_LINE_BYTES} bytes; skipped"),
@@ -101,11 +107,7 @@ where
             }
         }
     }
-    if session.unbounded_search {
-        session.engine.stop();
-    } else {
-        session.engine.wait();
-    }
+    session.engine.finish();
     drop(session);
     writer.join().ok();
     Ok(())
@@ -121,10 +123,6 @@ struct Session {
     engine: Engine,
     tx: Sender<Reply>,
     info: bool,
-    /// Whether the solver answers `go` (no other agent is set).
-    solver_answers: bool,
-    /// Whether the running (or last) search has no limit at all.
-    unbounded_search: bool,
 }
 
 fn error(id: Option<Id>, code: ErrorCode, message: impl Into<String>) -> Reply {
@@ -218,10 +216,11 @@ impl Session {
                     default: "solver".into(),
                     min: None,
                     max: None,
-                    choices: Some(crate::agents::NAMES.iter().map(|a| a.to_string()).collect()),
-                    help: "which player answers go: NAME or NAME:key=value,... \
-                           (random:seed=N; minimax/alphabeta:depth=N,eval=windows|random,w.four=..)"
-                        .into(),
+                    choices: Some(Engine::agent_names()),
+                    help: format!(
+                        "which player answers go: NAME or NAME:key=value,...; {}",
+                        Engine::agent_help().replace('\n', "; ")
+                    ),
                 },
                 OptionInfo {
                     name: "info".into(),
@@ -299,12 +298,8 @@ impl Session {
                     "option 'info': expected true or false, found {value}"
                 )),
             },
-            "agent" => match value.as_str().map(crate::agents::build) {
-                Some(Ok(agent)) => {
-                    self.solver_answers = agent.is_none();
-                    self.engine.set_agent(agent);
-                    Reply::Ok { id, state: None }
-                }
+            "agent" => match value.as_str().map(|spec| self.engine.set_agent(spec)) {
+                Some(Ok(())) => Reply::Ok { id, state: None },
                 Some(Err(e)) => bad(format!("option 'agent': {e}")),
                 None => bad(format!(
                     "option 'agent': expected a string such as \"alphabeta:depth=4\", found {value}"
@@ -342,9 +337,7 @@ impl Session {
         if let Err(why) = self.engine.check_agent() {
             return Some(error(id, ErrorCode::BadOption, why));
         }
-        let limits = limits_from_wire(wire, &p);
-        // Agents other than the solver stop at their own depth.
-        self.unbounded_search = limits == Limits::none() && self.solver_answers;
+        let request = go_request(wire);
         let tx = self.tx.clone();
         let info_id = id.clone();
         let mut last_info: Option<Instant> = None;
@@ -381,7 +374,7 @@ impl Session {
             };
             tx.send(reply).ok();
         });
-        self.engine.go(limits, on_report, done);
+        self.engine.go(&request, on_report, done);
         None
     }
 
@@ -390,11 +383,9 @@ impl Session {
             Ok(p) => p,
             Err(reply) => return Some(reply),
         };
-        let limits = limits_from_wire(wire, &p);
-        self.unbounded_search = limits == Limits::none();
         let tx = self.tx.clone();
         self.engine.analyze(
-            limits,
+            &go_request(wire),
             Box::new(move |scores| {
                 let moves = scores
                     .into_iter()
@@ -410,24 +401,18 @@ impl Session {
     }
 }
 
-/// The search limits of a `go`: the clock becomes a time budget.
-fn limits_from_wire(wire: &GoLimits, p: &Position) -> Limits {
-    let movetime = wire.movetime_ms.map(Duration::from_millis);
-    let clock = wire.clock.map(|c| {
-        Limits::time_for_clock(
-            Duration::from_millis(c.time_ms),
-            Duration::from_millis(c.inc_ms),
-            p.empty_cells(),
-        )
-    });
-    let time = match (movetime, clock) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    Limits {
+/// What a `go` or `analyze` on the wire asks of the engine.
+fn go_request(wire: &GoLimits) -> GoRequest {
+    GoRequest {
         depth: wire.depth.map(|d| d as u32),
         nodes: wire.nodes,
-        time,
+        movetime: wire.movetime_ms.map(Duration::from_millis),
+        clock: wire.clock.map(|c| {
+            (
+                Duration::from_millis(c.time_ms),
+                Duration::from_millis(c.inc_ms),
+            )
+        }),
     }
 }
 

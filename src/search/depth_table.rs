@@ -1,6 +1,6 @@
 //! The table of the clocked search: depth-limited bounds and best moves.
 //!
-//! Unlike the solver's table ([`crate::tt`]), values here may come from a
+//! Unlike the solver's table ([`super::bounds_table`]), values here may come from a
 //! heuristic at the horizon, so each entry records the depth it was searched
 //! to and is only trusted by searches that are not deeper. Each slot holds
 //! the full 64-bit key (no false hits, so proofs stay proofs) and one data

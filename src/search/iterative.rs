@@ -2,7 +2,7 @@
 //! interleaved with attempts of the exact solver.
 //!
 //! Each iteration is a full-width alpha-beta to a fixed depth, with
-//! [`crate::eval::threats`] at the horizon and the same move pruning as the
+//! [`super::heuristic::threats`] at the horizon and the same move pruning as the
 //! solver (only moves that do not lose at once). Scores are kept in a scaled
 //! unit: a proven game value `s` is `s * SCALE`, a heuristic value lies
 //! strictly between `-SCALE` and `SCALE`. So a result is proven exactly when
@@ -22,13 +22,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::eval;
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::score;
 use crate::search::depth_table::{DepthTable, Entry, Kind};
+use crate::search::heuristic;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, centre_first, first_in_order};
-use crate::search::score;
 use crate::search::solver::Solver;
 
 /// A proven score `s` is `s * SCALE` in search units.
@@ -156,52 +156,80 @@ impl Searcher {
         let start = Instant::now();
         self.prepare(p);
         self.budget = Budget::new(limits, start, stop);
-        let empties = p.empty_cells();
-        let report = |s: &Self, depth, best, score, pv| Report {
-            depth,
-            best,
-            score,
-            nodes: s.budget.nodes(),
-            time: start.elapsed(),
-            pv,
-        };
-        // Step 1. A win at once needs no search.
-        let wins = p.winning_moves();
-        if wins != 0 {
-            let best = self.first_in_order(p, wins);
-            let r = report(
-                self,
-                1,
-                best,
-                SearchScore::exact(score::win_now(p)),
-                vec![best],
-            );
+        // Step 1. A win at once, or a loss whatever we play, needs no search.
+        if let Some(r) = self.immediate(p, start) {
             on_report(&r);
             return Some(r);
         }
+        // Steps 2 to 4. Iterative deepening with exact attempts.
+        let mut last = self.deepen(p, limits, start, &mut on_report);
+        last.nodes = self.budget.nodes();
+        last.time = start.elapsed();
+        Some(last)
+    }
+
+    /// A report of this search so far.
+    fn report(
+        &self,
+        start: Instant,
+        depth: u32,
+        best: u32,
+        score: SearchScore,
+        pv: Vec<u32>,
+    ) -> Report {
+        Report {
+            depth,
+            best,
+            score,
+            nodes: self.budget.nodes(),
+            time: start.elapsed(),
+            pv,
+        }
+    }
+
+    /// The answer when there is nothing to search: a win at once, or every
+    /// move handing the opponent a win at once.
+    fn immediate(&mut self, p: &Position, start: Instant) -> Option<Report> {
+        let wins = p.winning_moves();
+        if wins != 0 {
+            let best = self.first_in_order(p, wins);
+            let score = SearchScore::exact(score::win_now(p));
+            return Some(self.report(start, 1, best, score, vec![best]));
+        }
+        if p.non_losing_moves() == 0 {
+            let best = self.first_in_order(p, p.possible());
+            let score = SearchScore::exact(score::loss_next(p));
+            return Some(self.report(start, 1, best, score, vec![best]));
+        }
+        None
+    }
+
+    /// Iterative deepening over the moves that do not lose at once, with
+    /// exact attempts between iterations; the last completed iteration's
+    /// report (or a safe move if none completed).
+    fn deepen(
+        &mut self,
+        p: &Position,
+        limits: &Limits,
+        start: Instant,
+        on_report: &mut impl FnMut(&Report),
+    ) -> Report {
+        let empties = p.empty_cells();
+        let candidates = p.non_losing_moves();
         // Step 2. The fallback: a safe move, before any iteration completes.
-        let safe = p.non_losing_moves();
-        let candidates = if safe != 0 { safe } else { p.possible() };
-        let mut last = report(
-            self,
+        let not_yet = SearchScore {
+            exact: false,
+            value: 0,
+        };
+        let mut last = self.report(
+            start,
             0,
             self.first_in_order(p, candidates),
-            SearchScore {
-                exact: false,
-                value: 0,
-            },
+            not_yet,
             Vec::new(),
         );
-        if safe == 0 {
-            // Every move loses at once: nothing to search.
-            last.score = SearchScore::exact(score::loss_next(p));
-            last.depth = 1;
-            last.pv = vec![last.best];
-            on_report(&last);
-            return Some(last);
-        }
         let max_depth = limits.depth.unwrap_or(u32::MAX).min(empties).max(1);
-        let forced = safe.count_ones() == 1 && limits.time.is_some();
+        let forced = candidates.count_ones() == 1 && limits.time.is_some();
         // Step 3. Iterative deepening.
         for depth in 1..=max_depth {
             let Some((best, value)) = self.root(p, depth, candidates, last.best) else {
@@ -217,7 +245,7 @@ impl Searcher {
                 }
             };
             let pv = self.principal_variation(p, best, depth);
-            last = report(self, depth, best, score, pv);
+            last = self.report(start, depth, best, score, pv);
             on_report(&last);
             if exact || forced {
                 break;
@@ -227,7 +255,7 @@ impl Searcher {
             if limits.depth.is_none() && depth >= FIRST_EXACT_ATTEMPT {
                 let allowance = (self.budget.nodes() * 2).max(1 << 16);
                 if let Some((best, value)) = self.exact_attempt(p, allowance) {
-                    last = report(self, empties, best, SearchScore::exact(value), vec![best]);
+                    last = self.report(start, empties, best, SearchScore::exact(value), vec![best]);
                     on_report(&last);
                     break;
                 }
@@ -236,9 +264,7 @@ impl Searcher {
                 }
             }
         }
-        last.nodes = self.budget.nodes();
-        last.time = start.elapsed();
-        Some(last)
+        last
     }
 
     /// Runs the exact solver on `p` with at most `allowance` nodes of the
@@ -325,7 +351,7 @@ impl Searcher {
         }
         // Step 3. The horizon.
         if depth == 0 {
-            return eval::threats(p);
+            return heuristic::threats(p);
         }
         // Step 4. The table: bounds from searches at least as deep, and a move.
         let key = p.key();

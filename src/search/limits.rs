@@ -159,17 +159,6 @@ impl Budget {
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
-
-    /// Nodes still allowed.
-    pub fn nodes_left(&self) -> u64 {
-        self.node_limit.saturating_sub(self.nodes)
-    }
-
-    /// Time left before the deadline, if there is one.
-    pub fn time_left(&self) -> Option<Duration> {
-        self.deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
-    }
 }
 
 #[cfg(test)]

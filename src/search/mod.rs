@@ -1,19 +1,20 @@
 //! Search: the exact solver and the clocked iterative-deepening search.
 //!
-//! - [`score`]: the score convention of the public test sets;
-//! - [`order`]: move ordering;
-//! - [`limits`]: limits and the budget polled during a search;
-//! - [`solver`]: the exact null-window solver;
-//! - [`iterative`] and [`depth_table`]: the clocked search behind `go`.
+//! - `solver`: the exact null-window solver ([`Solver`]) and `bounds_table`,
+//!   its transposition table of score bounds;
+//! - `iterative`, `depth_table` and `heuristic`: the clocked search behind
+//!   `go` ([`Searcher`]), its table and its evaluation at the horizon;
+//! - `order`: move ordering;
+//! - `limits`: [`Limits`] and the [`Budget`] polled during a search.
 
-pub mod depth_table;
-pub mod iterative;
-pub mod limits;
-pub mod order;
-pub mod score;
-pub mod solver;
+pub(crate) mod bounds_table;
+pub(crate) mod depth_table;
+pub(crate) mod heuristic;
+pub(crate) mod iterative;
+pub(crate) mod limits;
+pub(crate) mod order;
+pub(crate) mod solver;
 
 pub use iterative::{Report, SearchScore, Searcher};
 pub use limits::{Budget, Limits};
-pub use score::Outcome;
-pub use solver::Solver;
+pub use solver::{DEFAULT_HASH_MB, MIN_HASH_MB, Solver};

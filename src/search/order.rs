@@ -72,18 +72,6 @@ impl MoveSorter {
         }
         sorter
     }
-
-    /// Number of moves left.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no moves are left.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl Default for MoveSorter {

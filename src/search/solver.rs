@@ -2,16 +2,22 @@
 
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::search::limits::Budget;
+use std::time::Instant;
+
+use crate::score;
+use crate::score::Outcome;
+use crate::search::bounds_table::TranspositionTable;
+use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, centre_first, first_in_order};
-use crate::search::score;
-use crate::tt::TranspositionTable;
 
 /// Up to this ply, a position and its mirror image share a table entry.
 const SYMMETRY_PLIES: u32 = 14;
 
 /// Default table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
+/// The smallest table, in MiB (smaller sizes round up to it): enough for
+/// proofs of a few thousand nodes, such as adjudication.
+pub const MIN_HASH_MB: usize = 16;
 
 /// The key a position is stored under, and whether it is its mirror image's:
 /// early in the game a position and its mirror image share one entry.
@@ -55,11 +61,6 @@ impl Solver {
     /// Forgets everything the table learned.
     pub fn clear(&mut self) {
         self.tt.clear();
-    }
-
-    /// Memory used by the table, in bytes.
-    pub fn table_bytes(&self) -> usize {
-        self.tt.bytes()
     }
 
     /// Nodes visited since the budget was last set.
@@ -143,6 +144,14 @@ impl Solver {
         Some(min)
     }
 
+    /// The outcome of `p` (which must not be over) if the solver proves it
+    /// within `nodes` nodes, from the side to move; `None` if it could not.
+    /// The entry point for adjudication and for filtering decided openings.
+    pub fn prove_outcome(&mut self, p: &Position, nodes: u64) -> Option<Outcome> {
+        self.budget = Budget::new(&Limits::nodes(nodes), Instant::now(), None);
+        self.solve_within(p, true).map(Outcome::of)
+    }
+
     /// The exact score of each column (0-based index): `None` for a full
     /// column. Unlimited budget.
     pub fn analyze(&mut self, p: &Position) -> Vec<Option<i32>> {
@@ -220,6 +229,20 @@ impl Solver {
         unreachable!("some move achieves the value of the position")
     }
 
+    /// Asks for the table slots of the children after `moves` (cells) to be
+    /// loaded while this node works.
+    #[inline]
+    fn prefetch_children(&self, p: &Position, moves: u64) {
+        let mut m = moves;
+        while m != 0 {
+            let cell = m & m.wrapping_neg();
+            m ^= cell;
+            let mut child = *p;
+            child.play_cell(cell);
+            self.tt.prefetch(table_key(&child).0);
+        }
+    }
+
     /// Fail-soft negamax with alpha-beta.
     ///
     /// Contract: `p` is not over and the side to move cannot win at once
@@ -245,15 +268,7 @@ impl Solver {
         if p.moves_played() + 2 >= p.columns() * p.rows() {
             return 0;
         }
-        // Prefetch the children's table slots while this node works.
-        let mut m = moves;
-        while m != 0 {
-            let cell = m & m.wrapping_neg();
-            m ^= cell;
-            let mut child = *p;
-            child.play_cell(cell);
-            self.tt.prefetch(table_key(&child).0);
-        }
+        self.prefetch_children(p, moves);
         // Step 3. Bounds from the rules (nobody wins at once) and the table.
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);

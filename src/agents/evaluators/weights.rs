@@ -200,7 +200,7 @@ impl Weights {
             source,
         })?;
         let file: File = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        crate::agents::stored::check_header(&file.format, file.version, FORMAT, VERSION)
+        crate::agents::file_header::check_header(&file.format, file.version, FORMAT, VERSION)
             .map_err(invalid)?;
         let mut w = Weights::defaults(file.eval);
         for (name, value) in &file.weights {

@@ -140,7 +140,7 @@ impl QModel {
         })?;
         let file: File =
             serde_json::from_str(&text).map_err(|e| invalid(format!("not a model file: {e}")))?;
-        crate::agents::stored::check_header(&file.format, file.version, FORMAT, VERSION)
+        crate::agents::file_header::check_header(&file.format, file.version, FORMAT, VERSION)
             .map_err(invalid)?;
         let rules: Rules = file
             .rules

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use super::model::{self, Hyperparameters, QModel};
 use super::{columns_of, forced_move};
-use crate::agents::{AgentError, player};
+use crate::agents::{Agent, AgentError, player};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::Limits;
@@ -218,6 +218,42 @@ pub fn train(
     mut progress: impl FnMut(&CurvePoint, u64),
 ) -> Result<(QModel, Vec<CurvePoint>), TrainError> {
     let h = &options.hyper;
+    let explore = check_options(options)?;
+    let mut opponent = player(&h.opponent)?;
+    let mut learner = Learner {
+        model: QModel::new(options.rules, h.clone()),
+        counts: HashMap::new(),
+        explore,
+        gamma: h.gamma as f32,
+        alpha: h.alpha as f32,
+        rng: StdRng::seed_from_u64(h.seed),
+    };
+    let mut curve = Vec::new();
+    let mut window = Window::default();
+    for episode in 0..h.episodes {
+        let epsilon = match explore {
+            Explore::Epsilon { start, end } => {
+                let t = episode as f64 / (h.episodes.max(2) - 1) as f64;
+                start + (end - start) * t
+            }
+            Explore::Ucb { .. } => 0.0,
+        };
+        let (reward, plies) =
+            learner.episode(options.rules, opponent.as_mut(), episode % 2 == 0, epsilon);
+        window.add(reward, plies);
+        if window.games == options.window || episode + 1 == h.episodes {
+            let point = window.point(episode + 1);
+            progress(&point, episode + 1);
+            curve.push(point);
+            window = Window::default();
+        }
+    }
+    Ok((learner.model, curve))
+}
+
+/// Checks the hyperparameters and the window; the exploration parsed.
+fn check_options(options: &TrainOptions) -> Result<Explore, TrainError> {
+    let h = &options.hyper;
     let explore: Explore = h.explore.parse().map_err(TrainError::Explore)?;
     let range = |name, value: f64, ok: bool, why| {
         if ok {
@@ -254,27 +290,51 @@ pub fn train(
         options.window > 0,
         "expected at least 1",
     )?;
-    let mut opponent = player(&h.opponent)?;
-    let mut learner = Learner {
-        model: QModel::new(options.rules, h.clone()),
-        counts: HashMap::new(),
-        explore,
-        gamma: h.gamma as f32,
-        alpha: h.alpha as f32,
-        rng: StdRng::seed_from_u64(h.seed),
-    };
-    let mut curve = Vec::new();
-    let (mut reward_sum, mut wins, mut draws, mut plies, mut games) = (0.0, 0u64, 0u64, 0u64, 0u64);
-    for episode in 0..h.episodes {
-        let epsilon = match explore {
-            Explore::Epsilon { start, end } => {
-                let t = episode as f64 / (h.episodes.max(2) - 1) as f64;
-                start + (end - start) * t
-            }
-            Explore::Ucb { .. } => 0.0,
-        };
-        let learner_first = episode % 2 == 0;
-        let mut p = Position::new(options.rules);
+    Ok(explore)
+}
+
+/// The games of one point of the learning curve.
+#[derive(Default)]
+struct Window {
+    reward_sum: f64,
+    wins: u64,
+    draws: u64,
+    plies: u64,
+    games: u64,
+}
+
+impl Window {
+    fn add(&mut self, reward: f32, plies: u32) {
+        self.reward_sum += f64::from(reward);
+        self.wins += u64::from(reward > 0.0);
+        self.draws += u64::from(reward == 0.0);
+        self.plies += u64::from(plies);
+        self.games += 1;
+    }
+
+    fn point(&self, episode: u64) -> CurvePoint {
+        let n = self.games.max(1) as f64;
+        CurvePoint {
+            episode,
+            mean_reward: self.reward_sum / n,
+            win_rate: self.wins as f64 / n,
+            draw_rate: self.draws as f64 / n,
+            mean_length: self.plies as f64 / n,
+        }
+    }
+}
+
+impl Learner {
+    /// Plays one training game against `opponent`, learning from each of
+    /// its own moves; returns its reward (1, 0 or -1) and the game's length.
+    fn episode(
+        &mut self,
+        rules: Rules,
+        opponent: &mut dyn Agent,
+        learner_first: bool,
+        epsilon: f64,
+    ) -> (f32, u32) {
+        let mut p = Position::new(rules);
         // The learner's last (state, column), waiting for its target.
         let mut pending: Option<((u64, bool), u32)> = None;
         let reward = loop {
@@ -282,10 +342,10 @@ pub fn train(
             if learner_turn {
                 let state = model::state(&p);
                 if let Some((s, a)) = pending.take() {
-                    let target = learner.gamma * learner.max_q(&p);
-                    learner.update(s, a, target);
+                    let target = self.gamma * self.max_q(&p);
+                    self.update(s, a, target);
                 }
-                let c = learner.choose(&p, epsilon);
+                let c = self.choose(&p, epsilon);
                 pending = Some((state, c));
                 p.play(c);
                 if p.last_move_won() {
@@ -303,26 +363,8 @@ pub fn train(
             }
         };
         if let Some((s, a)) = pending {
-            learner.update(s, a, reward);
+            self.update(s, a, reward);
         }
-        reward_sum += f64::from(reward);
-        wins += u64::from(reward > 0.0);
-        draws += u64::from(reward == 0.0);
-        plies += u64::from(p.moves_played());
-        games += 1;
-        if games == options.window || episode + 1 == h.episodes {
-            let n = games as f64;
-            let point = CurvePoint {
-                episode: episode + 1,
-                mean_reward: reward_sum / n,
-                win_rate: wins as f64 / n,
-                draw_rate: draws as f64 / n,
-                mean_length: plies as f64 / n,
-            };
-            progress(&point, episode + 1);
-            curve.push(point);
-            (reward_sum, wins, draws, plies, games) = (0.0, 0, 0, 0, 0);
-        }
+        (reward, p.moves_played())
     }
-    Ok((learner.model, curve))
 }

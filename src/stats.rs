@@ -29,6 +29,8 @@
 //! pairs, whose sample variance is zero, cannot decide the test; over
 //! hundreds of pairs it changes the LLR by a few percent.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 /// Wins, draws and losses from the first engine's view, and the pairs.
@@ -104,6 +106,28 @@ impl Tally {
         )
     }
 
+    /// Adds another tally's counts.
+    pub fn add(&mut self, other: &Tally) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        for (a, b) in self.penta.iter_mut().zip(other.penta) {
+            *a += b;
+        }
+    }
+
+    /// The standard error of [`Tally::score`] from the spread of the pair
+    /// scores (sample variance; the two games of a pair share an opening,
+    /// so they are not independent); 0.5 with fewer than two pairs.
+    pub fn std_error(&self) -> f64 {
+        let n = f64::from(self.pairs());
+        if n < 2.0 {
+            return 0.5;
+        }
+        let (_, var, _) = penta_moments(&self.penta, 0.0);
+        (var * n / (n - 1.0) / n).sqrt()
+    }
+
     /// Likelihood of superiority, 0 to 1.
     pub fn los(&self) -> f64 {
         let decisive = f64::from(self.wins + self.losses);
@@ -112,6 +136,29 @@ impl Tally {
         }
         let z = (f64::from(self.wins) - f64::from(self.losses)) / decisive.sqrt();
         0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2))
+    }
+}
+
+/// A tally fed one game at a time that counts a pair once its second game
+/// arrives, in whatever order games finish.
+#[derive(Clone, Debug, Default)]
+pub struct PairedTally {
+    /// The counts so far.
+    pub tally: Tally,
+    /// Points of pairs with one game in, by pair number.
+    open: HashMap<u64, f64>,
+}
+
+impl PairedTally {
+    /// Adds a game of pair `pair` in which the first engine took `points`.
+    pub fn add(&mut self, pair: u64, points: f64) {
+        self.tally.add_game(points);
+        match self.open.remove(&pair) {
+            Some(first) => self.tally.add_pair(first + points),
+            None => {
+                self.open.insert(pair, points);
+            }
+        }
     }
 }
 
@@ -173,15 +220,75 @@ pub enum Decision {
     H1,
 }
 
+/// What is wrong with an SPRT's parameters.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    /// The hypotheses are not two finite Elo values in order.
+    #[error("elo0 = {elo0} must be below elo1 = {elo1}")]
+    Order {
+        /// Elo under H0.
+        elo0: f64,
+        /// Elo under H1.
+        elo1: f64,
+    },
+    /// An error rate outside (0, 0.5).
+    #[error("{name} = {value} must be between 0 and 0.5")]
+    Rate {
+        /// `alpha` or `beta`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// The text is not `elo0=..,elo1=..[,alpha=..,beta=..]`.
+    #[error("'{text}': {why}")]
+    Syntax {
+        /// The part at fault.
+        text: String,
+        /// What is expected.
+        why: &'static str,
+    },
+}
+
+impl std::str::FromStr for Sprt {
+    type Err = SprtError;
+
+    /// Parses `elo0=0,elo1=10[,alpha=0.05,beta=0.05]`.
+    fn from_str(text: &str) -> Result<Sprt, SprtError> {
+        let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let syntax = |why| SprtError::Syntax {
+                text: part.to_string(),
+                why,
+            };
+            let (k, v) = part.split_once('=').ok_or(syntax("expected KEY=VALUE"))?;
+            let v: f64 = v.trim().parse().map_err(|_| syntax("not a number"))?;
+            match k.trim() {
+                "elo0" => elo0 = Some(v),
+                "elo1" => elo1 = Some(v),
+                "alpha" => alpha = v,
+                "beta" => beta = v,
+                _ => return Err(syntax("unknown key (keys: elo0, elo1, alpha, beta)")),
+            }
+        }
+        let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
+            return Err(SprtError::Syntax {
+                text: text.to_string(),
+                why: "elo0 and elo1 are required, as in elo0=0,elo1=10",
+            });
+        };
+        Sprt::new(elo0, elo1, alpha, beta)
+    }
+}
+
 impl Sprt {
     /// Checks the parameters; the error says which is wrong.
-    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, String> {
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, SprtError> {
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-            return Err(format!("--sprt: elo0 = {elo0} must be below elo1 = {elo1}"));
+            return Err(SprtError::Order { elo0, elo1 });
         }
-        for (name, p) in [("alpha", alpha), ("beta", beta)] {
-            if !(p > 0.0 && p < 0.5) {
-                return Err(format!("--sprt: {name} = {p} must be between 0 and 0.5"));
+        for (name, value) in [("alpha", alpha), ("beta", beta)] {
+            if !(value > 0.0 && value < 0.5) {
+                return Err(SprtError::Rate { name, value });
             }
         }
         Ok(Sprt {
@@ -320,12 +427,25 @@ mod tests {
         assert!(
             Sprt::new(5.0, 0.0, 0.05, 0.05)
                 .unwrap_err()
+                .to_string()
                 .contains("below")
         );
         assert!(
             Sprt::new(0.0, 5.0, 0.7, 0.05)
                 .unwrap_err()
+                .to_string()
                 .contains("alpha")
         );
+        let parsed: Sprt = "elo0=0, elo1=10".parse().unwrap();
+        assert_eq!((parsed.elo0, parsed.elo1, parsed.alpha), (0.0, 10.0, 0.05));
+        for (bad, says) in [
+            ("elo0=0", "elo0 and elo1 are required"),
+            ("elo0=0,elo1=x", "'elo1=x': not a number"),
+            ("elo0=0,elo1=5,gamma=1", "unknown key"),
+            ("elo0", "expected KEY=VALUE"),
+        ] {
+            let e = bad.parse::<Sprt>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 }

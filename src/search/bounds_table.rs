@@ -2,8 +2,8 @@
 //!
 //! # Entry layout
 //!
-//! One `u64` per entry, two entries per bucket (16 bytes, one cache line
-//! half), `2^k` entries in all:
+//! One `u64` per entry, two entries per bucket (16 bytes, a quarter of a
+//! 64-byte cache line), `2^k` entries in all:
 //!
 //! ```text
 //!  63                       20+p  20+p-1   20 19    16 15      8 7       0
@@ -125,18 +125,9 @@ impl TranspositionTable {
     }
 
     /// Number of entries.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         1 << self.log_entries
-    }
-
-    /// Whether the table has no entries (never: it has at least `2^16`).
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// Memory used, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.len() * ENTRY_BYTES
     }
 
     /// Forgets every entry.

@@ -1,0 +1,33 @@
+//! The arena as a library: engine processes that speak the connect4
+//! protocol, played against each other, with statistics and grading. The
+//! `connect4-arena` binary parses the command line and calls it.
+//!
+//! # Layers
+//!
+//! ```text
+//! commands   run (match, tournament)  merge  grade  compliance
+//!                 |                      |      |        |
+//! results    results (tables, summary, CSV)   log (JSON-lines games)
+//!                 |
+//! play       workers (K games at once)  schedule (pairings, openings, shards)
+//!                 |
+//!            play (one game: seats, clocks, adjudication)  ending (reasons)
+//!                 |
+//! engines    process (one engine process)  spec (how to run an engine)
+//! ```
+//!
+//! Statistics (Elo, intervals, SPRT) are `connect4::stats`; the rules that
+//! judge every move are the engine crate's own.
+
+pub mod compliance;
+pub mod ending;
+pub mod grade;
+pub mod log;
+pub mod merge;
+pub mod play;
+pub mod process;
+pub mod results;
+pub mod run;
+pub mod schedule;
+pub mod spec;
+pub mod workers;

@@ -1,0 +1,552 @@
+//! A run of games between engines (a match or a tournament): the schedule,
+//! resuming from the log, the shard's share, Ctrl-C, progress, SPRT, and
+//! the final table and files.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use connect4::progress::Progress;
+use connect4::stats::{Decision, PairedTally, Sprt, Tally};
+use connect4::{Player, Rules};
+
+use crate::log::{self, GameLine};
+use crate::play::GameRecord;
+use crate::results;
+use crate::schedule::{self, Job, Mode, OpeningSource, Shard};
+use crate::spec::EngineSpec;
+use crate::workers::{self, Control, Flags, RunConfig};
+
+/// Options shared by `match` and `tournament`.
+#[derive(clap::Args, Clone)]
+pub struct RunArgs {
+    /// Games per pairing (rounded up to whole colour-swapped pairs).
+    #[arg(long, default_value_t = 20)]
+    pub games: u32,
+    /// Colour-swapped pairs per pairing (instead of --games).
+    #[arg(long, conflicts_with = "games")]
+    pub pairs: Option<u32>,
+    /// A file of opening move strings, one per line (else generated).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Plies of each generated opening.
+    #[arg(long, default_value_t = 2)]
+    pub opening_plies: u32,
+    /// Generate every opening of --opening-plies plies (mirror images once)
+    /// instead of random ones.
+    #[arg(long)]
+    pub all_openings: bool,
+    /// Keep only openings the solver does not decide within this many nodes
+    /// (or proves drawn).
+    #[arg(long, value_name = "NODES")]
+    pub undecided: Option<u64>,
+    /// Seed of the generated openings and of each game's newgame seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once, each with its own engine processes (default:
+    /// the number of cores).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Time an engine may take beyond its movetime or clock before it
+    /// forfeits on time, for process and pipe overhead (ms).
+    #[arg(long, default_value_t = 200)]
+    pub time_margin: u64,
+    /// End games the arena's solver proves within this many nodes per
+    /// position (reason: adjudicated).
+    #[arg(long, value_name = "NODES")]
+    pub adjudicate: Option<u64>,
+    /// Board as COLUMNSxROWSxINAROW.
+    #[arg(long, default_value = "7x6x4")]
+    pub rules: Rules,
+    /// The JSON-lines game log: one line per finished game. Running again
+    /// with the same log resumes the run.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Write the results as JSON.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Write the per-pairing results as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Play only shard I of N of the schedule (pairs I, I+N, ...); combine
+    /// the shards' logs with `merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+}
+
+impl RunArgs {
+    /// The demonstration's settings: 20 games, defaults otherwise.
+    pub fn demo() -> RunArgs {
+        RunArgs {
+            games: 20,
+            pairs: None,
+            openings: None,
+            opening_plies: 2,
+            all_openings: false,
+            undecided: None,
+            seed: 1,
+            concurrency: None,
+            time_margin: 200,
+            adjudicate: None,
+            rules: Rules::STANDARD,
+            log: None,
+            summary: None,
+            csv: None,
+            shard: None,
+        }
+    }
+}
+
+/// Writes `--summary` and `--csv` if asked.
+pub fn write_outputs(
+    results: &results::Results,
+    summary: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<()> {
+    if let Some(path) = summary {
+        std::fs::write(path, results.summary_json())
+            .with_context(|| format!("writing the summary {}", path.display()))?;
+    }
+    if let Some(path) = csv {
+        std::fs::write(path, results.csv())
+            .with_context(|| format!("writing the CSV {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The first pairing's tally, kept as games arrive (for progress and SPRT).
+#[derive(Default)]
+struct Live {
+    paired: PairedTally,
+}
+
+impl Live {
+    /// Adds a game of engines (`first`, `second`) if it belongs to pairing
+    /// (`a`, `b`), from `a`'s view.
+    fn add(&mut self, (a, b): (usize, usize), first: usize, second: usize, line: &GameLine) {
+        if (first, second) != (a, b) && (first, second) != (b, a) {
+            return;
+        }
+        let points = if first == a {
+            line.first_points()
+        } else {
+            1.0 - line.first_points()
+        };
+        self.paired.add(line.pair, points);
+    }
+
+    fn tally(&self) -> &Tally {
+        &self.paired.tally
+    }
+}
+
+/// The result string of the log, first player's result first.
+fn result_text(winner: Option<Player>) -> &'static str {
+    match winner {
+        Some(Player::First) => "1-0",
+        Some(Player::Second) => "0-1",
+        None => "1/2-1/2",
+    }
+}
+
+/// A run's plan: the engines, the schedule, and its fingerprint.
+struct Plan {
+    specs: Vec<EngineSpec>,
+    names: Vec<String>,
+    mode: Mode,
+    rounds: usize,
+    pairings: Vec<(usize, usize)>,
+    jobs: Vec<Job>,
+    run_id: String,
+}
+
+impl Plan {
+    /// Checks the engines' names and builds the schedule.
+    fn new(specs: &[EngineSpec], mode: Mode, args: &RunArgs) -> Result<Plan> {
+        let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+        let mut unique = HashSet::new();
+        for n in &names {
+            if !unique.insert(n) {
+                bail!("two engines are named '{n}': give each a distinct name=");
+            }
+        }
+        let rounds = match args.pairs {
+            Some(0) => bail!("--pairs 0: expected at least 1"),
+            Some(p) => p as usize,
+            None if args.games == 0 => bail!("--games 0: expected at least 1"),
+            None => args.games.div_ceil(2) as usize,
+        };
+        let pairings = schedule::pairings(specs.len(), mode);
+        let source = OpeningSource {
+            file: args.openings.clone(),
+            plies: args.opening_plies,
+            all: args.all_openings,
+            undecided: args.undecided,
+            seed: args.seed,
+        };
+        let openings = schedule::openings(args.rules, &source, rounds)?;
+        let jobs = schedule::schedule(&pairings, rounds, &openings);
+        let mut identity: Vec<String> = specs.iter().map(|s| s.text.clone()).collect();
+        identity.push(format!(
+            "seed={} margin={} adjudicate={:?}",
+            args.seed, args.time_margin, args.adjudicate
+        ));
+        let run_id = schedule::fingerprint(args.rules, &identity, &jobs);
+        Ok(Plan {
+            specs: specs.to_vec(),
+            names,
+            mode,
+            rounds,
+            pairings,
+            jobs,
+            run_id,
+        })
+    }
+
+    /// The games of this shard.
+    fn share<'a>(&'a self, shard: Option<Shard>) -> impl Iterator<Item = &'a Job> + 'a {
+        self.jobs
+            .iter()
+            .filter(move |j| shard.is_none_or(|s| s.owns(j)))
+    }
+
+    fn title(&self) -> String {
+        if self.specs.len() == 2 {
+            format!("{} vs {}", self.names[0], self.names[1])
+        } else {
+            format!(
+                "{} engines, {}",
+                self.names.len(),
+                match self.mode {
+                    Mode::RoundRobin => "round robin",
+                    Mode::Gauntlet => "gauntlet",
+                }
+            )
+        }
+    }
+
+    /// The games of this run already in the log; a game of another run is
+    /// an error.
+    fn logged_games(&self, log: Option<&Path>) -> Result<Vec<GameLine>> {
+        let Some(path) = log else {
+            return Ok(Vec::new());
+        };
+        let games = log::read(path)?;
+        if let Some(g) = games.iter().find(|g| g.run != self.run_id) {
+            bail!(
+                "the log {} holds games of another run ({} in its game {}, this run is {}): \
+                 the engines, openings, games or settings differ; use another --log",
+                path.display(),
+                g.run,
+                g.game,
+                self.run_id
+            );
+        }
+        Ok(games)
+    }
+}
+
+/// Ctrl-C once stops starting games; twice abandons the running ones.
+fn install_interrupt(flags: &Flags) {
+    let flags = flags.clone();
+    // Only the first run of a process installs the handler; the others
+    // keep it (a process runs one match).
+    ctrlc::set_handler(move || {
+        if flags.stop.swap(true, Ordering::SeqCst) {
+            flags.abort.store(true, Ordering::SeqCst);
+            eprintln!("\nconnect4-arena: abandoning the running games");
+        } else {
+            eprintln!(
+                "\nconnect4-arena: stopping: finishing the running games (Ctrl-C again abandons them)"
+            );
+        }
+    })
+    .ok();
+}
+
+/// What happens as each game ends: the log line, the live tally, progress
+/// and the SPRT.
+struct Recorder<'a> {
+    plan: &'a Plan,
+    args: &'a RunArgs,
+    sprt: Option<Sprt>,
+    writer: Option<log::Writer>,
+    live: Live,
+    progress: Progress,
+    games: Vec<GameLine>,
+    played: u64,
+    new_moves: usize,
+    decided: Option<Decision>,
+    write_error: Option<anyhow::Error>,
+}
+
+impl<'a> Recorder<'a> {
+    /// A recorder that starts from the games already logged (which count
+    /// for the live tally and the SPRT) and expects `todo` more.
+    fn new(
+        plan: &'a Plan,
+        args: &'a RunArgs,
+        sprt: Option<Sprt>,
+        logged: Vec<GameLine>,
+        todo: usize,
+    ) -> Result<Recorder<'a>> {
+        let index: HashMap<&str, usize> = plan
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let mut live = Live::default();
+        for g in &logged {
+            if let (Some(&f), Some(&s)) =
+                (index.get(g.first.as_str()), index.get(g.second.as_str()))
+            {
+                live.add(plan.pairings[0], f, s, g);
+            }
+        }
+        let decided = sprt.and_then(|s| s.decide(s.llr(&live.tally().penta)));
+        Ok(Recorder {
+            plan,
+            args,
+            sprt,
+            writer: args.log.as_deref().map(log::Writer::open).transpose()?,
+            live,
+            progress: Progress::new("games", todo as u64),
+            games: logged,
+            played: 0,
+            new_moves: 0,
+            decided,
+            write_error: None,
+        })
+    }
+
+    /// Logs and tallies one finished game; says whether to go on.
+    fn record(&mut self, job: &Job, game: GameRecord) -> Control {
+        self.played += 1;
+        let line = GameLine {
+            run: self.plan.run_id.clone(),
+            game: job.game,
+            pair: job.pair,
+            first: self.plan.names[job.first].clone(),
+            second: self.plan.names[job.second].clone(),
+            rules: self.args.rules.to_string(),
+            opening: job.opening.clone(),
+            moves: game.moves,
+            result: result_text(game.end.winner).into(),
+            reason: game.end.reason,
+            detail: game.end.detail,
+            seed: workers::seed_of(self.args.seed, job.game),
+            plies: game.plies,
+        };
+        if let Some(w) = &mut self.writer
+            && let Err(e) = w.append(&line)
+        {
+            self.write_error = Some(e);
+            return Control::Stop;
+        }
+        self.live
+            .add(self.plan.pairings[0], job.first, job.second, &line);
+        self.new_moves += line.plies.len();
+        self.games.push(line);
+        self.show_progress();
+        if self.decided.is_some() {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+
+    /// The progress line (and the SPRT's decision, which it shows).
+    fn show_progress(&mut self) {
+        let t = self.live.tally();
+        let mut message = format!(
+            "{}: +{} ={} -{} ({:.1}%, Elo {})",
+            self.plan.names[self.plan.pairings[0].0],
+            t.wins,
+            t.draws,
+            t.losses,
+            100.0 * t.score(),
+            results::elo_text(t.elo().0)
+        );
+        if let Some(s) = self.sprt {
+            let llr = s.llr(&t.penta);
+            message.push_str(&format!(" LLR {llr:.2}"));
+            self.decided = s.decide(llr);
+        }
+        self.progress.update(self.played, &message);
+    }
+}
+
+/// Plays (or resumes) the games of `specs` and prints the results.
+pub fn run_games(
+    specs: &[EngineSpec],
+    mode: Mode,
+    args: &RunArgs,
+    sprt: Option<Sprt>,
+) -> Result<ExitCode> {
+    let plan = Plan::new(specs, mode, args)?;
+    let logged = plan.logged_games(args.log.as_deref())?;
+    let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
+    let todo: Vec<Job> = plan
+        .share(args.shard)
+        .filter(|j| !done.contains(&j.game))
+        .cloned()
+        .collect();
+    let share = plan.share(args.shard).count();
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    print_header(
+        &plan,
+        args,
+        concurrency.min(todo.len().max(1)),
+        share,
+        done.len(),
+    )?;
+    let flags = Flags::default();
+    install_interrupt(&flags);
+    let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len())?;
+    let config = RunConfig {
+        rules: args.rules,
+        specs: plan.specs.clone(),
+        concurrency,
+        margin: Duration::from_millis(args.time_margin),
+        adjudicate: args.adjudicate,
+        seed: args.seed,
+    };
+    let started = std::time::Instant::now();
+    let cpu_before = connect4::cpu_time::own_seconds();
+    if recorder.decided.is_none() {
+        workers::run(&config, todo, &flags, |job, game| {
+            recorder.record(job, game)
+        });
+    }
+    recorder.progress.finish();
+    let speed = Speed {
+        played: recorder.played,
+        moves: recorder.new_moves,
+        wall: started.elapsed().as_secs_f64(),
+        cpu: connect4::cpu_time::own_seconds()
+            .zip(cpu_before)
+            .map(|(after, before)| after - before),
+    };
+    if let Some(e) = recorder.write_error.take() {
+        return Err(e);
+    }
+    let Recorder { games, decided, .. } = recorder;
+    report_run(&plan, args, sprt, games, decided, &speed)
+}
+
+/// Prints what the run is about to do.
+fn print_header(
+    plan: &Plan,
+    args: &RunArgs,
+    at_once: usize,
+    share: usize,
+    logged: usize,
+) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}: {} games ({} colour-swapped pair{} per pairing), {at_once} at once, rules {}{}{}",
+        plan.title(),
+        plan.jobs.len(),
+        plan.rounds,
+        if plan.rounds == 1 { "" } else { "s" },
+        args.rules,
+        args.shard.map_or(String::new(), |s| format!(
+            ", shard {}/{} ({share} games)",
+            s.index, s.count
+        )),
+        if logged == 0 {
+            String::new()
+        } else {
+            format!(", resuming: {logged} games already in the log")
+        }
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// How fast the games of this run went.
+struct Speed {
+    played: u64,
+    moves: usize,
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+/// Prints the tables, writes the files, and says how the run ended.
+fn report_run(
+    plan: &Plan,
+    args: &RunArgs,
+    sprt: Option<Sprt>,
+    mut games: Vec<GameLine>,
+    decided: Option<Decision>,
+    speed: &Speed,
+) -> Result<ExitCode> {
+    games.sort_by_key(|g| g.game);
+    let results = results::collect(&plan.names, &plan.pairings, &games, sprt);
+    let mut out = std::io::stdout().lock();
+    writeln!(out)?;
+    write!(out, "{}", results.table())?;
+    if plan.specs.len() > 2 {
+        writeln!(out)?;
+        write!(out, "{}", results.crosstable())?;
+    }
+    write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
+    if speed.played > 0 {
+        let moves = speed.moves.max(1) as f64;
+        writeln!(
+            out,
+            "\n{} games in {:.2} s: {:.1} games/s, {:.3} ms of wall time per move{}",
+            speed.played,
+            speed.wall,
+            speed.played as f64 / speed.wall,
+            1e3 * speed.wall / moves,
+            speed.cpu.map_or(String::new(), |c| format!(
+                ", arena CPU {:.3} ms per move",
+                1e3 * c / moves
+            ))
+        )?;
+    }
+    let share = plan.share(args.shard).count();
+    let missing = share.saturating_sub(
+        games
+            .iter()
+            .filter(|g| {
+                plan.jobs
+                    .get(g.game as usize - 1)
+                    .is_some_and(|j| args.shard.is_none_or(|s| s.owns(j)))
+            })
+            .count(),
+    );
+    if let Some(d) = decided {
+        writeln!(
+            out,
+            "SPRT decided ({}) after {} games; {missing} scheduled games not played",
+            match d {
+                Decision::H1 => "H1",
+                Decision::H0 => "H0",
+            },
+            games.len()
+        )?;
+    } else if missing > 0 {
+        writeln!(
+            out,
+            "stopped with {missing} of {share} games not played{}",
+            if args.log.is_some() {
+                "; run the same command again to resume"
+            } else {
+                " (give --log to be able to resume)"
+            }
+        )?;
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
