@@ -122,10 +122,14 @@ fn hello(p: &mut EngineProcess, _: Duration) -> CheckResult {
             version,
             engine,
             ..
-        } if protocol == PROTOCOL => Ok(format!(
-            "{} {} speaks {protocol} version {version}",
-            engine.name, engine.version
-        )),
+        } if protocol == PROTOCOL => Ok(if engine.name.is_empty() {
+            format!("an unnamed engine speaks {protocol} version {version}")
+        } else {
+            format!(
+                "{} {} speaks {protocol} version {version}",
+                engine.name, engine.version
+            )
+        }),
         other => Err(format!("got {}", shorten(&other.to_line(), REPLY_CHARS))),
     }
 }
@@ -325,6 +329,65 @@ fn id(n: u64) -> Id {
     Id::Number(n.into())
 }
 
+/// Fields the protocol lets an engine leave out, by reply type; `compliance`
+/// suggests them, and nothing is forfeited for their absence.
+const OPTIONAL_FIELDS: &[(&str, &[&str])] = &[
+    ("hello", &["engine", "options"]),
+    ("bestmove", &["score", "depth", "nodes", "time_ms", "pv"]),
+];
+
+/// Advice on optional fields the engine leaves out, from one short session:
+/// `hello`, then a 100 ms `go`. Empty when it sends them all (or cannot be
+/// asked: the checks report that).
+pub fn advice(spec: &EngineSpec) -> Vec<String> {
+    let Ok(mut p) = EngineProcess::start_spec(spec) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if p.ask(Command::Hello, ANSWER).is_ok() {
+        lines.push(p.last_line().to_string());
+    }
+    let go = Command::Go(GoLimits {
+        movetime_ms: Some(100),
+        ..GoLimits::default()
+    });
+    if p.configure(spec).is_ok() && p.ask(go, Duration::from_secs(5)).is_ok() {
+        lines.push(p.last_line().to_string());
+    }
+    lines.iter().flat_map(|l| missing_fields(l)).collect()
+}
+
+/// The optional fields a reply line leaves out, as advice.
+fn missing_fields(line: &str) -> Vec<String> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(line) else {
+        return Vec::new();
+    };
+    let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("");
+    let mut out = Vec::new();
+    for (reply, fields) in OPTIONAL_FIELDS {
+        if *reply == kind {
+            for f in *fields {
+                if !map.contains_key(*f) {
+                    out.push(format!("{reply} could also send '{f}' (optional)"));
+                }
+            }
+        }
+    }
+    if kind == "hello"
+        && let Some(options) = map.get("options").and_then(|o| o.as_array())
+    {
+        for o in options {
+            let name = o.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            for f in ["default", "help"] {
+                if o.get(f).is_none() {
+                    out.push(format!("hello: option '{name}' could also give '{f}' (optional)"));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Runs the checks and prints them.
 pub fn run(args: &Args) -> Result<ExitCode> {
     let checks = checks(&args.engine, Duration::from_millis(args.time_margin));
@@ -338,6 +401,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         );
     }
     println!("{passed} of {} checks passed", checks.len());
+    for a in advice(&args.engine) {
+        println!("advice: {a}");
+    }
     Ok(if passed == checks.len() {
         ExitCode::SUCCESS
     } else {

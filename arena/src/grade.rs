@@ -265,23 +265,28 @@ impl Grader<'_> {
         eprintln!("grade: protocol compliance");
         let checks = crate::compliance::checks(&self.engine, self.margin);
         let passed = checks.iter().filter(|c| c.passed).count();
+        let mut lines: Vec<String> = checks
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}: {}",
+                    if c.passed { "pass" } else { "FAIL" },
+                    c.name,
+                    c.detail
+                )
+            })
+            .collect();
+        lines.extend(
+            crate::compliance::advice(&self.engine)
+                .into_iter()
+                .map(|a| format!("advice: {a}")),
+        );
         TestResult::new(
             "Protocol compliance",
             10.0,
             passed as f64 / checks.len() as f64,
             passed == checks.len(),
-            checks
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{} {}: {}",
-                        if c.passed { "pass" } else { "FAIL" },
-                        c.name,
-                        c.detail
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
+            lines.join("\n"),
         )
     }
 

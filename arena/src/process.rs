@@ -108,6 +108,8 @@ pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Arc<LineQueue>,
+    /// The last line read, as the engine wrote it (for compliance advice).
+    last_line: String,
     next_id: u64,
 }
 
@@ -186,6 +188,7 @@ impl EngineProcess {
             child,
             stdin: Some(stdin),
             lines: queue,
+            last_line: String::new(),
             next_id: 1,
         })
     }
@@ -229,6 +232,11 @@ impl EngineProcess {
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
             .map_err(|e| Failure::Crash(format!("cannot write to the engine: {e}")))
+    }
+
+    /// The last line the engine wrote, as it wrote it.
+    pub fn last_line(&self) -> &str {
+        &self.last_line
     }
 
     /// The next reply of any kind before `deadline` (`None`: none came).
@@ -283,6 +291,7 @@ impl EngineProcess {
                 }));
             }
         };
+        self.last_line.clone_from(&line);
         serde_json::from_str(&line).map(Some).map_err(|e| {
             Failure::Protocol(format!("unreadable reply '{}': {e}", shorten(&line, 80)))
         })

@@ -609,3 +609,55 @@ fn bad_specs_are_clear_errors() {
             "/nonexistent/log.jsonl: no such log",
         ));
 }
+
+/// The minimal Python engine of protocol/README.md, written to `dir`.
+fn minimal_engine(dir: &Path) -> PathBuf {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/README.md"))
+            .unwrap();
+    let block = readme
+        .split("<!-- minimal-engine:start -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- minimal-engine:end -->").next())
+        .expect("the README holds the minimal engine");
+    let code = block
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a python block");
+    let path = dir.join("minimal_engine.py");
+    std::fs::write(&path, code).unwrap();
+    path
+}
+
+#[test]
+fn the_minimal_engine_of_the_protocol_readme_plays_and_passes_compliance() {
+    let dir = scratch("minimal");
+    let engine = minimal_engine(&dir);
+    let spec = format!("name=minimal,cmd=python3,arg={},depth=1", engine.display());
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &spec, "--engine"])
+        .arg("name=ab2,cmd=self,option.agent='alphabeta:depth=2'")
+        .args(["--games", "4", "--concurrency", "2", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(4 games)"));
+    let games = read_log(&log);
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        assert!(
+            matches!(g.reason, Reason::Line | Reason::FullBoard),
+            "no forfeit for a minimal engine: {g:?}"
+        );
+    }
+    arena()
+        .args(["compliance", "--engine", &spec])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("9 of 9 checks passed"))
+        .stdout(predicate::str::contains(
+            "advice: bestmove could also send 'score' (optional)",
+        ));
+}

@@ -154,8 +154,8 @@ pub struct Clock {
     pub inc_ms: u64,
 }
 
-/// A score on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A score on the wire (an engine may leave it out: then not exact, 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireScore {
     /// Whether `value` is the proven game value.
     pub exact: bool,
@@ -199,7 +199,7 @@ pub enum GameStatus {
 }
 
 /// The engine's name and version, in `hello`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
     /// Name.
     pub name: String,
@@ -215,7 +215,8 @@ pub struct OptionInfo {
     /// `int`, `bool` or `string`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Value at start.
+    /// Value at start (optional for engines; ours always sends it).
+    #[serde(default)]
     pub default: Value,
     /// Smallest value of an `int`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -226,7 +227,8 @@ pub struct OptionInfo {
     /// Allowed values or forms of a `string`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<String>>,
-    /// What it does.
+    /// What it does (optional for engines; ours always sends it).
+    #[serde(default)]
     pub help: String,
 }
 
@@ -277,9 +279,11 @@ pub enum Reply {
         protocol: String,
         /// Always [`VERSION`].
         version: u32,
-        /// Name and version.
+        /// Name and version (optional for engines; ours always sends it).
+        #[serde(default)]
         engine: EngineInfo,
-        /// The options `setoption` accepts.
+        /// The options `setoption` accepts (optional for engines).
+        #[serde(default)]
         options: Vec<OptionInfo>,
     },
     /// Answer to `ping`.
@@ -303,16 +307,22 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<Id>,
         /// Completed depth.
+        #[serde(default)]
         depth: u32,
         /// Score so far.
+        #[serde(default)]
         score: WireScore,
         /// Nodes so far.
+        #[serde(default)]
         nodes: u64,
         /// Milliseconds since `go`.
+        #[serde(default)]
         time_ms: u64,
         /// Nodes per second.
+        #[serde(default)]
         nps: u64,
         /// Principal variation, 1-based columns.
+        #[serde(default)]
         pv: Vec<u32>,
     },
     /// The one final answer to a `go`.
@@ -324,14 +334,19 @@ pub enum Reply {
         #[serde(rename = "move")]
         column: u32,
         /// Its score, from the side to move.
+        #[serde(default)]
         score: WireScore,
         /// Depth of the last completed iteration.
+        #[serde(default)]
         depth: u32,
         /// Nodes searched.
+        #[serde(default)]
         nodes: u64,
         /// Milliseconds spent.
+        #[serde(default)]
         time_ms: u64,
         /// Principal variation, 1-based columns.
+        #[serde(default)]
         pv: Vec<u32>,
     },
     /// Answer to `analyze`.
