@@ -12,7 +12,15 @@
 //! - `illegal`: answers `go` with column 9;
 //! - `garbage`: answers `go` with a line that is not JSON;
 //! - `out-of-turn`: answers `go` with a `bestmove` carrying another id;
-//! - `huge`: answers `go` with a 2 MiB line.
+//! - `huge`: answers `go` with a 2 MiB line;
+//! - `traceback`: at its first `go`, writes a Python-style traceback on
+//!   stderr and exits with status 1;
+//! - `fork-and-exit`: at its first `go`, starts a child that holds its pipes
+//!   and sleeps, then exits;
+//! - `ignore-stdin`: plays, but at end of input sleeps on instead of exiting;
+//! - `pong-only`: answers `ping` but never `go`;
+//! - `flood`: answers `go` with `info` lines, as fast as it can, forever;
+//! - `sleep`: sleeps an hour (the child of `fork-and-exit`).
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -28,6 +36,10 @@ fn main() {
         mode.strip_prefix(prefix)
             .and_then(|v| v.parse::<u64>().ok())
     };
+    if mode == "sleep" {
+        std::thread::sleep(Duration::from_secs(3600));
+        return;
+    }
     if let Some(ms) = number("slow-start=") {
         std::thread::sleep(Duration::from_millis(ms));
     }
@@ -69,6 +81,22 @@ fn main() {
             }
             "stop" | "setoption" => Reply::Ok { id, state: None },
             "quit" => return,
+            "go" if mode == "pong-only" => continue,
+            "go" if mode == "flood" => flood(&mut out, id),
+            "go" if mode == "traceback" => {
+                eprintln!("Traceback (most recent call last):");
+                eprintln!("  File \"groups/Bad/policy.py\", line 7, in act");
+                eprintln!("ZeroDivisionError: division by zero");
+                std::process::exit(1);
+            }
+            "go" if mode == "fork-and-exit" => {
+                let me = std::env::current_exe().expect("own path");
+                std::process::Command::new(me)
+                    .arg("sleep")
+                    .spawn()
+                    .expect("a child");
+                std::process::exit(4);
+            }
             "go" => {
                 moves_asked += 1;
                 if number("crash-at=") == Some(moves_asked) {
@@ -127,6 +155,28 @@ fn main() {
             .is_err()
         {
             return;
+        }
+    }
+    if mode == "ignore-stdin" {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+/// Writes valid `info` lines for request `id` until the pipe closes.
+fn flood(out: &mut std::io::Stdout, id: Option<Id>) -> ! {
+    let info = Reply::Info {
+        id,
+        depth: 1,
+        score: WireScore::default(),
+        nodes: 1,
+        time_ms: 0,
+        nps: 0,
+        pv: vec![4],
+    }
+    .to_line();
+    loop {
+        if writeln!(out, "{info}").is_err() {
+            std::process::exit(0);
         }
     }
 }

@@ -380,7 +380,9 @@ fn missing_fields(line: &str) -> Vec<String> {
             let name = o.get("name").and_then(|n| n.as_str()).unwrap_or("?");
             for f in ["default", "help"] {
                 if o.get(f).is_none() {
-                    out.push(format!("hello: option '{name}' could also give '{f}' (optional)"));
+                    out.push(format!(
+                        "hello: option '{name}' could also give '{f}' (optional)"
+                    ));
                 }
             }
         }

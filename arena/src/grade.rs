@@ -170,6 +170,8 @@ impl Grader<'_> {
             margin: self.margin,
             adjudicate: None,
             seed: self.args.seed,
+            stderr_log: None,
+            max_move_time: crate::play::MAX_MOVE_TIME,
         };
         let mut games = Vec::new();
         workers::run(&config, jobs, &Flags::default(), |job, record| {

@@ -13,7 +13,7 @@
 //!                 |
 //!            play (one game: seats, clocks, adjudication)  ending (reasons)
 //!                 |
-//! engines    process (one engine process)  spec (how to run an engine)
+//! engines    process (one engine process: group, stderr)  spec (how to run an engine)
 //! ```
 //!
 //! Statistics (Elo, intervals, SPRT) are `connect4::stats`; the rules that
@@ -22,6 +22,7 @@
 pub mod compliance;
 pub mod ending;
 pub mod grade;
+pub mod group;
 pub mod log;
 pub mod merge;
 pub mod play;
@@ -30,4 +31,5 @@ pub mod results;
 pub mod run;
 pub mod schedule;
 pub mod spec;
+pub mod stderr;
 pub mod workers;

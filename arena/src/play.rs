@@ -1,6 +1,7 @@
 //! Playing one game between two engine processes, checking every move with
 //! the arena's own rules core, keeping the clocks, and recording forfeits.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -15,9 +16,11 @@ use serde::{Deserialize, Serialize};
 use crate::ending::{GameEnd, Reason};
 use crate::process::{EngineProcess, Failure, REPLY_CHARS, REPLY_TIMEOUT};
 use crate::spec::EngineSpec;
-/// How long a depth- or node-limited search may take at most (pings catch
-/// a hung engine much sooner).
-pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(600);
+use crate::stderr::StderrLog;
+/// How long a search without a clock (depth- or node-limited) may take by
+/// default before the engine forfeits on time (pings catch a hung engine
+/// much sooner); `--max-move-time` sets it.
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(60);
 /// How long an engine has to answer a ping before it stalls.
 pub const PING_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -55,6 +58,10 @@ pub struct Seat {
     /// Time allowed beyond its budget.
     pub margin: Duration,
     process: Option<EngineProcess>,
+    /// Where its processes' stderr goes when they end.
+    stderr_log: Option<Arc<StderrLog>>,
+    /// Longest search without a clock.
+    max_move_time: Duration,
 }
 
 impl Seat {
@@ -65,15 +72,33 @@ impl Seat {
             spec,
             margin,
             process: None,
+            stderr_log: None,
+            max_move_time: MAX_MOVE_TIME,
         }
+    }
+
+    /// Sets the longest search without a clock.
+    pub fn with_max_move_time(mut self, max: Duration) -> Seat {
+        self.max_move_time = max;
+        self
+    }
+
+    /// Sends the stderr of this seat's processes to `log`.
+    pub fn with_stderr_log(mut self, log: Option<Arc<StderrLog>>) -> Seat {
+        self.stderr_log = log;
+        self
     }
 
     /// The running process, started, greeted and configured if needed.
     fn process(&mut self) -> Result<&mut EngineProcess, Failure> {
         if self.process.is_none() {
             let mut p = EngineProcess::start_spec(&self.spec)?;
-            p.greet()?;
-            p.configure(&self.spec)?;
+            if let Some(log) = &self.stderr_log {
+                p.log_stderr_to(&self.spec.name, Arc::clone(log));
+            }
+            if let Err(e) = p.greet().and_then(|()| p.configure(&self.spec)) {
+                return Err(p.explain(e));
+            }
             self.process = Some(p);
         }
         Ok(self.process.as_mut().expect("just started"))
@@ -85,7 +110,7 @@ impl Seat {
         &mut self,
         f: impl FnOnce(&mut EngineProcess) -> Result<T, Failure>,
     ) -> Result<T, Failure> {
-        let result = self.process().and_then(f);
+        let result = self.process().and_then(|p| f(p).map_err(|e| p.explain(e)));
         if result.is_err() {
             self.process = None;
         }
@@ -136,6 +161,7 @@ impl Seat {
             .or(self.spec.movetime_ms)
             .map(Duration::from_millis);
         let margin = self.margin;
+        let max_move_time = self.max_move_time;
         let result = self.with_process(|p| {
             // Position and go go out together (the protocol answers in
             // order), saving a round trip per move.
@@ -152,7 +178,7 @@ impl Seat {
             }
             let reply = match budget {
                 Some(b) => await_timed_bestmove(p, id, start, b, margin)?,
-                None => p.recv_final(id, start + SEARCH_TIMEOUT, Some(PING_TIMEOUT), |_| {})?,
+                None => await_untimed_bestmove(p, id, start, max_move_time)?,
             };
             Ok((reply, start.elapsed()))
         });
@@ -210,6 +236,25 @@ fn await_timed_bestmove(
                 start.elapsed().as_millis()
             )),
         }),
+        other => other,
+    }
+}
+
+/// Waits for the final reply to an untimed `go` (a depth or node limit),
+/// pinging the engine when it is quiet; a live engine that takes longer
+/// than `max` loses on time.
+fn await_untimed_bestmove(
+    p: &mut EngineProcess,
+    id: u64,
+    start: Instant,
+    max: Duration,
+) -> Result<Reply, Failure> {
+    match p.recv_final(id, start + max, Some(PING_TIMEOUT), |_| {}) {
+        Err(Failure::Stall(_)) if start.elapsed() >= max => Err(Failure::Time(format!(
+            "no bestmove within {} s, the longest a search without a clock may take \
+             (--max-move-time)",
+            max.as_secs_f64()
+        ))),
         other => other,
     }
 }

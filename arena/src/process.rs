@@ -20,6 +20,7 @@ use connect4::protocol::{Command as Cmd, Id, Reply, Request};
 
 use crate::ending::Reason;
 use crate::spec::EngineSpec;
+use crate::stderr::{QUOTED_LINES, StderrLog, Tail};
 
 /// Quiet time after which a searching engine is pinged.
 pub const PING_AFTER: Duration = Duration::from_secs(2);
@@ -60,23 +61,69 @@ impl Failure {
     }
 }
 
-/// Lines from the reader thread, and whether it has stopped (end of
-/// output). A mutex and condition variable rather than a channel: the
-/// waiting side sleeps in the kernel at once instead of spinning first.
+/// Bytes of lines read from an engine and not yet taken by the arena; the
+/// reader stops reading (and the engine blocks on its writes) beyond this.
+const QUEUE_BYTES: usize = 4 << 20;
+
+/// Lines from the reader thread, bounded by [`QUEUE_BYTES`]. A mutex and
+/// condition variables rather than a channel: the waiting side sleeps in the
+/// kernel at once instead of spinning first.
 #[derive(Default)]
 struct LineQueue {
-    state: Mutex<(VecDeque<Line>, bool)>,
+    state: Mutex<QueueState>,
+    /// Signalled when a line (or the end) arrives.
     ready: Condvar,
+    /// Signalled when a line is taken or the arena lets go of the engine.
+    space: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    lines: VecDeque<Line>,
+    bytes: usize,
+    /// The engine's output has ended.
+    ended: bool,
+    /// The arena let go of the engine: the reader stops.
+    closed: bool,
+}
+
+/// The bytes a queued line holds.
+fn line_bytes(line: &Line) -> usize {
+    match line {
+        Line::Text(t) => t.len(),
+        _ => 0,
+    }
 }
 
 impl LineQueue {
-    fn push(&self, line: Option<Line>) {
+    /// Queues a line, waiting while the queue is full; `false` once the
+    /// arena has let go of the engine.
+    fn push(&self, line: Line) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match line {
-            Some(l) => state.0.push_back(l),
-            None => state.1 = true,
+        while state.bytes >= QUEUE_BYTES && !state.closed {
+            state = self.space.wait(state).unwrap_or_else(|e| e.into_inner());
         }
+        if state.closed {
+            return false;
+        }
+        state.bytes += line_bytes(&line);
+        state.lines.push_back(line);
         self.ready.notify_one();
+        true
+    }
+
+    /// Marks the end of the engine's output.
+    fn end(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.ended = true;
+        self.ready.notify_one();
+    }
+
+    /// The arena lets go: a reader waiting for space stops.
+    fn close(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.closed = true;
+        self.space.notify_all();
     }
 
     /// The next line before `deadline`: `Ok(None)` on time out, `Err(())`
@@ -84,10 +131,12 @@ impl LineQueue {
     fn pop(&self, deadline: Instant) -> Result<Option<Line>, ()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(line) = state.0.pop_front() {
+            if let Some(line) = state.lines.pop_front() {
+                state.bytes -= line_bytes(&line);
+                self.space.notify_one();
                 return Ok(Some(line));
             }
-            if state.1 {
+            if state.ended {
                 return Err(());
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -108,6 +157,11 @@ pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Arc<LineQueue>,
+    /// The last of what it wrote on stderr, and the thread that reads it.
+    stderr: Tail,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
+    /// Where its stderr goes when it ends, with the engine's name.
+    stderr_log: Option<(String, Arc<StderrLog>)>,
     /// The last line read, as the engine wrote it (for compliance advice).
     last_line: String,
     next_id: u64,
@@ -119,8 +173,12 @@ fn read_lines(stdout: impl Read, queue: &LineQueue) {
     let mut reader = LineReader::new(BufReader::new(stdout), MAX_LINE_BYTES);
     loop {
         match reader.next_line() {
-            Ok(Line::Eof) | Err(_) => return queue.push(None),
-            Ok(line) => queue.push(Some(line)),
+            Ok(Line::Eof) | Err(_) => return queue.end(),
+            Ok(line) => {
+                if !queue.push(line) {
+                    return;
+                }
+            }
         }
     }
 }
@@ -171,23 +229,34 @@ impl EngineProcess {
         Ok(())
     }
 
-    /// Starts `program` with `args` (no shell involved).
+    /// Starts `program` with `args` (no shell involved), in a process group
+    /// of its own that is killed as a whole when this value is dropped, and
+    /// with a signal to end it if the arena's thread that started it ends.
     pub fn start(program: &str, args: &[String]) -> std::io::Result<EngineProcess> {
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
+            .stderr(Stdio::piped());
+        crate::group::own_group(&mut command);
+        let mut child = command.spawn()?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
         let queue = Arc::new(LineQueue::default());
         let writer = Arc::clone(&queue);
         std::thread::spawn(move || read_lines(stdout, &writer));
+        let tail = Tail::default();
+        let collector = tail.clone();
+        let stderr_reader = std::thread::spawn(move || collector.collect(stderr));
         Ok(EngineProcess {
             child,
             stdin: Some(stdin),
             lines: queue,
+            stderr: tail,
+            stderr_reader: Some(stderr_reader),
+            stderr_log: None,
             last_line: String::new(),
             next_id: 1,
         })
@@ -232,6 +301,42 @@ impl EngineProcess {
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
             .map_err(|e| Failure::Crash(format!("cannot write to the engine: {e}")))
+    }
+
+    /// Sends what the process writes on stderr to `log` when it ends,
+    /// under the engine's `name`.
+    pub fn log_stderr_to(&mut self, name: &str, log: Arc<StderrLog>) {
+        self.stderr_log = Some((name.to_string(), log));
+    }
+
+    /// The last of what the process wrote on stderr.
+    pub fn stderr(&self) -> &Tail {
+        &self.stderr
+    }
+
+    /// `failure` with the last lines of the engine's stderr added to its
+    /// detail, so that a crash shows its traceback.
+    pub fn explain(&mut self, failure: Failure) -> Failure {
+        if matches!(failure, Failure::Crash(_)) {
+            // Let the reader take in the last bytes of a process that ended.
+            for _ in 0..40 {
+                if self.stderr_reader.as_ref().is_none_or(|r| r.is_finished()) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        let quoted = self.stderr.last_lines(QUOTED_LINES);
+        if quoted.is_empty() {
+            return failure;
+        }
+        let add = |d: &str| format!("{d}; its stderr ends: {}", shorten(&quoted, 2000));
+        match failure {
+            Failure::Crash(d) => Failure::Crash(add(&d)),
+            Failure::Stall(d) => Failure::Stall(add(&d)),
+            Failure::Protocol(d) => Failure::Protocol(add(&d)),
+            Failure::Time(d) => Failure::Time(add(&d)),
+        }
     }
 
     /// The last line the engine wrote, as it wrote it.
@@ -298,8 +403,9 @@ impl EngineProcess {
     }
 
     /// Waits until `deadline` for the final reply to request `id`, handing
-    /// each of its `info` lines to `on_info`. With `ping`, a quiet engine
-    /// is pinged after [`PING_AFTER`] and must answer within `stall`.
+    /// each of its `info` lines to `on_info`. With `ping`, an engine that
+    /// sent nothing but `info` for [`PING_AFTER`] is pinged and must answer
+    /// within `stall`.
     pub fn recv_final(
         &mut self,
         id: u64,
@@ -338,7 +444,11 @@ impl EngineProcess {
             let Some(reply) = self.next_reply(wake)? else {
                 continue;
             };
-            last_heard = Instant::now();
+            // Progress lines alone are no sign of life: an engine that floods
+            // them is still pinged, and must answer.
+            if reply.is_final() {
+                last_heard = Instant::now();
+            }
             if let (Reply::Pong { id: Some(pid) }, Some((out, _))) = (&reply, &ping_out)
                 && pid == out
             {
@@ -367,7 +477,16 @@ impl EngineProcess {
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {
+        self.lines.close();
+        crate::group::kill_group(&self.child);
         self.child.kill().ok();
         self.child.wait().ok();
+        if let Some((name, log)) = &self.stderr_log {
+            // The group is dead, so its stderr is closed: the reader ends.
+            if let Some(reader) = self.stderr_reader.take() {
+                reader.join().ok();
+            }
+            log.write(name, self.child.id(), &self.stderr);
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -14,11 +15,14 @@ use connect4::progress::Progress;
 use connect4::stats::{Decision, PairedTally, Sprt, Tally};
 use connect4::{Player, Rules};
 
+use crate::ending::Reason;
 use crate::log::{self, GameLine};
 use crate::play::GameRecord;
+use crate::process::EngineProcess;
 use crate::results;
 use crate::schedule::{self, Job, Mode, OpeningSource, Shard};
 use crate::spec::EngineSpec;
+use crate::stderr::StderrLog;
 use crate::workers::{self, Control, Flags, RunConfig};
 
 /// Options shared by `match` and `tournament`.
@@ -55,6 +59,10 @@ pub struct RunArgs {
     /// forfeits on time, for process and pipe overhead (ms).
     #[arg(long, default_value_t = 200)]
     pub time_margin: u64,
+    /// Longest a search without a clock (a depth or node limit) may take
+    /// before the engine loses on time, in seconds.
+    #[arg(long, default_value_t = 60.0, value_parser = positive_seconds)]
+    pub max_move_time: f64,
     /// End games the arena's solver proves within this many nodes per
     /// position (reason: adjudicated).
     #[arg(long, value_name = "NODES")]
@@ -91,6 +99,7 @@ impl RunArgs {
             seed: 1,
             concurrency: None,
             time_margin: 200,
+            max_move_time: 60.0,
             adjudicate: None,
             rules: Rules::STANDARD,
             log: None,
@@ -98,6 +107,14 @@ impl RunArgs {
             csv: None,
             shard: None,
         }
+    }
+}
+
+/// A positive, finite number of seconds.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err(format!("'{text}': expected a positive number of seconds")),
     }
 }
 
@@ -250,6 +267,33 @@ impl Plan {
     }
 }
 
+/// Games after which an engine that forfeited every one of them for the
+/// same reason stops the run.
+const FAIL_FAST_GAMES: usize = 3;
+
+/// Starts each engine once, greets and configures it, before any game: a
+/// mistake in a spec (a wrong path, a bad option) stops the run at once.
+fn preflight(specs: &[EngineSpec]) -> Result<()> {
+    for spec in specs {
+        let result = EngineProcess::start_spec(spec).and_then(|mut p| {
+            p.greet()
+                .and_then(|()| p.configure(spec))
+                .map_err(|e| p.explain(e))
+        });
+        if let Err(e) = result {
+            bail!(
+                "engine '{}' ({}) does not start: {}: {}{}",
+                spec.name,
+                spec.command_line(),
+                e.reason(),
+                e.detail(),
+                spec.cmd_hint()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Ctrl-C once stops starting games; twice abandons the running ones.
 fn install_interrupt(flags: &Flags) {
     let flags = flags.clone();
@@ -276,6 +320,13 @@ struct Recorder<'a> {
     sprt: Option<Sprt>,
     writer: Option<log::Writer>,
     live: Live,
+    /// Each engine's forfeits in its first games, while all are forfeits
+    /// for one reason.
+    early: Vec<Vec<(Reason, String)>>,
+    /// Games each engine has finished.
+    finished: Vec<usize>,
+    /// Why the run stopped early, if an engine keeps failing.
+    failing: Option<String>,
     progress: Progress,
     games: Vec<GameLine>,
     played: u64,
@@ -315,6 +366,9 @@ impl<'a> Recorder<'a> {
             sprt,
             writer: args.log.as_deref().map(log::Writer::open).transpose()?,
             live,
+            early: vec![Vec::new(); plan.specs.len()],
+            finished: vec![0; plan.specs.len()],
+            failing: None,
             progress: Progress::new("games", todo as u64),
             games: logged,
             played: 0,
@@ -350,13 +404,49 @@ impl<'a> Recorder<'a> {
         }
         self.live
             .add(self.plan.pairings[0], job.first, job.second, &line);
+        self.watch_forfeits(job, &line);
         self.new_moves += line.plies.len();
         self.games.push(line);
         self.show_progress();
-        if self.decided.is_some() {
+        if self.decided.is_some() || self.failing.is_some() {
             Control::Stop
         } else {
             Control::Continue
+        }
+    }
+
+    /// Notes the loser's forfeit; an engine whose first games all end in a
+    /// forfeit for one reason stops the run.
+    fn watch_forfeits(&mut self, job: &Job, line: &GameLine) {
+        let loser = match line.result.as_str() {
+            "1-0" => Some(job.second),
+            "0-1" => Some(job.first),
+            _ => None,
+        };
+        for engine in [job.first, job.second] {
+            self.finished[engine] += 1;
+            let early = &mut self.early[engine];
+            if self.finished[engine] > FAIL_FAST_GAMES {
+                continue;
+            }
+            let same = early.first().is_none_or(|(r, _)| *r == line.reason);
+            if loser == Some(engine) && line.reason.is_forfeit() && same {
+                early.push((line.reason, line.detail.clone().unwrap_or_default()));
+            } else {
+                // A game without such a forfeit: this engine does work.
+                self.finished[engine] = FAIL_FAST_GAMES + 1;
+            }
+            if early.len() == FAIL_FAST_GAMES && self.failing.is_none() {
+                let spec = &self.plan.specs[engine];
+                let (reason, detail) = &early[FAIL_FAST_GAMES - 1];
+                self.failing = Some(format!(
+                    "engine '{}' ({}) lost each of its first {FAIL_FAST_GAMES} games by {reason}; \
+                     the last: {detail}{}",
+                    spec.name,
+                    spec.command_line(),
+                    spec.cmd_hint()
+                ));
+            }
         }
     }
 
@@ -389,6 +479,7 @@ pub fn run_games(
     sprt: Option<Sprt>,
 ) -> Result<ExitCode> {
     let plan = Plan::new(specs, mode, args)?;
+    preflight(&plan.specs)?;
     let logged = plan.logged_games(args.log.as_deref())?;
     let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
     let todo: Vec<Job> = plan
@@ -418,6 +509,13 @@ pub fn run_games(
         margin: Duration::from_millis(args.time_margin),
         adjudicate: args.adjudicate,
         seed: args.seed,
+        stderr_log: args
+            .log
+            .as_deref()
+            .map(StderrLog::beside)
+            .transpose()?
+            .map(Arc::new),
+        max_move_time: Duration::from_secs_f64(args.max_move_time),
     };
     let started = std::time::Instant::now();
     let cpu_before = connect4::cpu_time::own_seconds();
@@ -437,6 +535,9 @@ pub fn run_games(
     };
     if let Some(e) = recorder.write_error.take() {
         return Err(e);
+    }
+    if let Some(why) = recorder.failing.take() {
+        bail!("stopped: {why}");
     }
     let Recorder { games, decided, .. } = recorder;
     report_run(&plan, args, sprt, games, decided, &speed)

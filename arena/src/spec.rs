@@ -48,6 +48,30 @@ impl EngineSpec {
     }
 }
 
+impl EngineSpec {
+    /// The program and its arguments as one line, for messages.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.cmd.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A hint for a `cmd` that holds a space (a program and its arguments
+    /// in one value): empty otherwise.
+    pub fn cmd_hint(&self) -> String {
+        match self.cmd.split_once(char::is_whitespace) {
+            Some((program, rest)) if !std::path::Path::new(&self.cmd).exists() => format!(
+                " (hint: cmd '{}' holds a space; the arena runs no shell, so give the program \
+                 in cmd= and each argument in its own arg=: cmd={program},arg={})",
+                self.cmd,
+                rest.split_whitespace().collect::<Vec<_>>().join(",arg=")
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
 /// The keys a spec may use.
 const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, tc, margin, option.NAME";
 

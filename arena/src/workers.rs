@@ -18,6 +18,7 @@ use connect4::agents::game_seed;
 use crate::play::{Adjudicator, GameRecord, GameSetup, Seat, play_game};
 use crate::schedule::Job;
 use crate::spec::EngineSpec;
+use crate::stderr::StderrLog;
 
 /// What the workers need.
 #[derive(Clone)]
@@ -34,6 +35,10 @@ pub struct RunConfig {
     pub adjudicate: Option<u64>,
     /// Seed from which every game's `newgame` seed derives.
     pub seed: u64,
+    /// Where the engines' stderr goes, if anywhere.
+    pub stderr_log: Option<Arc<StderrLog>>,
+    /// Longest search without a clock.
+    pub max_move_time: Duration,
 }
 
 /// Whether to go on after a game.
@@ -81,7 +86,11 @@ pub fn run(
                 let mut seats: Vec<Seat> = config
                     .specs
                     .iter()
-                    .map(|s| Seat::new(s.clone(), config.margin))
+                    .map(|s| {
+                        Seat::new(s.clone(), config.margin)
+                            .with_stderr_log(config.stderr_log.clone())
+                            .with_max_move_time(config.max_move_time)
+                    })
                     .collect();
                 let mut adjudicator = config.adjudicate.map(Adjudicator::new);
                 loop {

@@ -612,9 +612,10 @@ fn bad_specs_are_clear_errors() {
 
 /// The minimal Python engine of protocol/README.md, written to `dir`.
 fn minimal_engine(dir: &Path) -> PathBuf {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/README.md"),
+    )
+    .unwrap();
     let block = readme
         .split("<!-- minimal-engine:start -->")
         .nth(1)
@@ -660,4 +661,217 @@ fn the_minimal_engine_of_the_protocol_readme_plays_and_passes_compliance() {
         .stdout(predicate::str::contains(
             "advice: bestmove could also send 'score' (optional)",
         ));
+}
+
+/// Processes whose command line holds every one of `words`.
+fn processes_with(words: &[&str]) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if words.iter().all(|w| text.contains(w)) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_crash_quotes_the_engine_s_traceback_and_keeps_its_stderr_beside_the_log() {
+    let (out, log) = against_fake("traceback", "depth=1");
+    assert_eq!(log.len(), 2, "{out}");
+    for g in &log {
+        assert_eq!(g.reason, Reason::Crash, "{g:?}");
+        let detail = g.detail.as_deref().unwrap();
+        assert!(
+            detail.contains("ZeroDivisionError: division by zero"),
+            "{detail}"
+        );
+    }
+    let dir = scratch("stderr-file");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &fake("traceback"), "--engine"])
+        .arg("name=good,cmd=self,depth=1")
+        .args(["--games", "2", "--log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let stderr = std::fs::read_to_string(dir.join("games.jsonl.stderr")).unwrap();
+    assert!(stderr.contains("=== bad (process "), "{stderr}");
+    assert!(
+        stderr.contains("Traceback (most recent call last):"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn mistakes_in_a_spec_stop_the_run_at_once_and_say_why() {
+    let good = "name=good,cmd=self,depth=1";
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "name=a,cmd=/nonexistent/engine",
+            &["engine 'a' (/nonexistent/engine) does not start", "crash"],
+        ),
+        (
+            "name=p,cmd=python3 engine.py",
+            &["does not start", "cmd=python3,arg=engine.py"],
+        ),
+        (
+            "name=t,cmd=self,option.agent=alphabet",
+            &["engine 't'", "unknown agent 'alphabet'"],
+        ),
+    ];
+    for (spec, says) in cases {
+        let start = Instant::now();
+        let mut assert = arena()
+            .args(["match", "--engine", spec, "--engine", good])
+            .args(["--games", "20"])
+            .assert()
+            .failure();
+        for s in says {
+            assert = assert.stderr(predicate::str::contains(*s));
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{spec}");
+    }
+}
+
+#[test]
+fn an_engine_that_fails_every_game_stops_the_run() {
+    let dir = scratch("fail-fast");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &fake("crash-at=1"), "--engine"])
+        .arg("name=good,cmd=self,depth=1")
+        .args(["--games", "40", "--concurrency", "1", "--log"])
+        .arg(&log)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("engine 'bad'"))
+        .stderr(predicate::str::contains(
+            "lost each of its first 3 games by crash",
+        ));
+    assert!(read_log(&log).len() < 40);
+}
+
+#[test]
+fn a_pong_only_engine_loses_on_time_after_the_max_move_time() {
+    let dir = scratch("pong-only");
+    let log = dir.join("games.jsonl");
+    let start = Instant::now();
+    arena()
+        .args([
+            "match",
+            "--engine",
+            &format!("{},depth=2", fake("pong-only")),
+        ])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--games", "2", "--max-move-time", "1.5", "--log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let games = read_log(&log);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.reason, Reason::Time, "{g:?}");
+        assert!(g.detail.as_ref().unwrap().contains("--max-move-time"));
+    }
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn an_info_flood_is_bounded_and_the_flooder_stalls() {
+    let dir = scratch("flood");
+    let log = dir.join("games.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args(["match", "--engine", &format!("{},depth=2", fake("flood"))])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--games", "2", "--concurrency", "1", "--log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The arena's peak resident memory while the engine floods it.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            peak_kb = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(peak_kb);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(exit.success());
+    assert!(peak_kb < 200_000, "the arena peaked at {peak_kb} kB");
+    for g in read_log(&log) {
+        assert_eq!(g.reason, Reason::Stall, "{g:?}");
+    }
+}
+
+#[test]
+fn engines_and_their_children_do_not_outlive_the_arena() {
+    let exe = fake("x");
+    let path = exe
+        .split("cmd=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    // A child that holds the engine's pipes is killed with its group.
+    let (_, log) = against_fake("fork-and-exit", "depth=1");
+    assert_eq!(log.len(), 2);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(processes_with(&[&path, "sleep"]), Vec::<u32>::new());
+    // After kill -9 of the arena, engines that ignore their input die too.
+    let dir = scratch("kill9-engines");
+    let log = dir.join("games.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args([
+            "match",
+            "--engine",
+            &format!("{},depth=1", fake("ignore-stdin")),
+        ])
+        .args([
+            "--engine",
+            &format!("name=bad2,cmd={path},arg=ignore-stdin,depth=1"),
+        ])
+        .args(["--games", "200", "--concurrency", "2", "--log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!processes_with(&[&path, "ignore-stdin"]).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = Instant::now();
+    while !processes_with(&[&path, "ignore-stdin"]).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "engines outlived the arena: {:?}",
+            processes_with(&[&path, "ignore-stdin"])
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

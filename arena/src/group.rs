@@ -1,0 +1,52 @@
+//! Engine processes in process groups of their own, so that an engine and
+//! every process it starts end together: the arena kills the whole group
+//! after a crash, a forfeit and at the end of a run, and on Linux the
+//! kernel kills the engine if the arena thread that started it dies (even by
+//! `kill -9` of the arena).
+
+use std::process::{Child, Command};
+
+/// Makes `command` start in a new process group of its own, and on Linux
+/// asks for SIGKILL when the thread that started it ends.
+pub fn own_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    #[cfg(target_os = "linux")]
+    parent_death_signal(command);
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn parent_death_signal(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec, where
+    // only async-signal-safe calls are allowed; prctl and getppid are
+    // system calls that allocate nothing and take no locks.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before prctl: then end at once.
+            if libc::getppid() == 1 {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Kills every process of `child`'s group (its own and any it started that
+/// stayed in the group).
+#[allow(unsafe_code)]
+pub fn kill_group(child: &Child) {
+    let Ok(pid) = libc::pid_t::try_from(child.id()) else {
+        return;
+    };
+    // SAFETY: kill only sends a signal; a negative pid names the group the
+    // child leads (it was started with process_group(0)). A group that is
+    // gone gives ESRCH, which is harmless.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
