@@ -346,6 +346,11 @@ impl Engine {
         self.reclaim();
     }
 
+    /// Whether the running (or last) search has no limit at all.
+    pub fn is_unbounded(&self) -> bool {
+        self.unbounded
+    }
+
     /// The input ended: a running search with limits may finish (its reply
     /// is still wanted), one without any is stopped. Returns once it has
     /// reported.

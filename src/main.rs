@@ -35,7 +35,7 @@ fn session(agent: String) -> anyhow::Result<ExitCode> {
         on_output_closed: Box::new(|| std::process::exit(0)),
         ..SessionOptions::default()
     };
-    run_session(io::stdin().lock(), io::stdout(), options).map_err(|e| match e {
+    run_session(io::BufReader::new(io::stdin()), io::stdout(), options).map_err(|e| match e {
         SessionError::Agent(e) => anyhow::anyhow!("--agent: {e}"),
         other => other.into(),
     })?;

@@ -151,26 +151,43 @@ fn every_error_code_then_the_session_goes_on() {
             }
         );
     }
-    // game_over, then busy.
+    // game_over; then requests sent during a search wait their turn and
+    // run in order once it has answered.
     e.send(r#"{"cmd":"position","moves":"1212121"}"#);
     e.recv_final();
     e.send(r#"{"cmd":"analyze"}"#);
     assert_eq!(error_code(&e.recv_final()), Some(ErrorCode::GameOver));
     e.send(r#"{"cmd":"position"}"#);
     e.recv_final();
-    e.send(r#"{"cmd":"go","infinite":true}"#);
-    for busy in [
-        r#"{"cmd":"go","depth":1}"#,
-        r#"{"cmd":"newgame"}"#,
-        r#"{"cmd":"setoption","name":"info","value":false}"#,
-        r#"{"cmd":"analyze","depth":1}"#,
+    e.send(r#"{"cmd":"go","infinite":true,"id":"long"}"#);
+    for queued in [
+        r#"{"cmd":"go","depth":1,"id":1}"#,
+        r#"{"cmd":"newgame","id":2}"#,
+        r#"{"cmd":"setoption","name":"info","value":false,"id":3}"#,
+        r#"{"cmd":"analyze","depth":1,"id":4}"#,
     ] {
-        e.send(busy);
-        assert_eq!(error_code(&e.recv_final()), Some(ErrorCode::Busy), "{busy}");
+        e.send(queued);
     }
-    e.send(r#"{"cmd":"stop"}"#);
-    assert!(matches!(e.recv_final(), Reply::Bestmove { .. }));
-    assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+    e.send(r#"{"cmd":"stop","id":"stop"}"#);
+    let order: Vec<(String, Option<Id>)> = (0..6)
+        .map(|_| {
+            let r = e.recv_final();
+            (format!("{r:?}").split([' ', '{']).next().unwrap().to_string(), r.id().cloned())
+        })
+        .collect();
+    let ids: Vec<Option<Id>> = order.iter().map(|(_, id)| id.clone()).collect();
+    assert_eq!(
+        ids,
+        vec![
+            Some(Id::Text("long".into())),
+            Some(Id::Text("stop".into())),
+            Some(Id::Number(1.into())),
+            Some(Id::Number(2.into())),
+            Some(Id::Number(3.into())),
+            Some(Id::Number(4.into())),
+        ],
+        "{order:?}"
+    );
     // line_too_long: over 1 MiB, then a normal line still works.
     let mut long = br#"{"cmd":"ping","pad":""#.to_vec();
     long.extend(std::iter::repeat_n(b'x', (1 << 20) + 10));
@@ -423,4 +440,45 @@ fn a_newgame_seed_replays_a_random_agent_whatever_came_before() {
         "the same game seed replays the game ({noise} in between)"
     );
     assert_ne!(a, c);
+}
+
+#[test]
+fn a_client_that_stops_reading_holds_the_engine_in_bounded_memory() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("connect4"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    const PINGS: usize = 100_000;
+    let writer = std::thread::spawn(move || {
+        let line = b"{\"cmd\":\"ping\",\"id\":1234567890}\n";
+        for _ in 0..PINGS {
+            stdin.write_all(line).unwrap();
+        }
+    });
+    // Nobody reads: the engine must stop reading rather than pile up replies.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let rss_kb: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert!(!writer.is_finished(), "the engine read everything unread");
+    assert!(rss_kb < 100_000, "the engine holds {rss_kb} kB");
+    // Reading again, every ping is answered.
+    let pongs = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .take(PINGS)
+        .filter(|l| l.as_ref().unwrap().contains("pong"))
+        .count();
+    assert_eq!(pongs, PINGS);
+    writer.join().unwrap();
+    child.kill().ok();
+    child.wait().ok();
 }

@@ -112,7 +112,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Cmd::Engine) => connect4::protocol::run_session(
-            io::stdin().lock(),
+            io::BufReader::new(io::stdin()),
             io::stdout(),
             connect4::protocol::SessionOptions {
                 on_output_closed: Box::new(|| std::process::exit(0)),

@@ -278,6 +278,7 @@ impl EngineProcess {
             let request = Request {
                 id: Some(Id::Number(id.into())),
                 command,
+                warnings: Vec::new(),
             };
             if !text.is_empty() {
                 text.push('\n');

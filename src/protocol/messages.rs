@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::fields;
 use crate::protocol::lines::shorten;
 use crate::rules::Rules;
 use crate::score::Outcome;
@@ -37,6 +38,10 @@ pub struct Request {
     /// What to do.
     #[serde(flatten)]
     pub command: Command,
+    /// Fields of the request line that no command knows, as warnings for
+    /// the final reply (never sent).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// The commands of protocol version 1.
@@ -258,12 +263,15 @@ pub enum ErrorCode {
     BadPosition,
     /// `go` or `analyze` on a finished game.
     GameOver,
-    /// A command that must wait for the running search to end.
+    /// No longer sent (requests now wait for the running search); kept so
+    /// that clients written for it still read replies.
     Busy,
     /// An unknown option or a value out of range.
     BadOption,
     /// A line over [`MAX_LINE_BYTES`].
     LineTooLong,
+    /// A request that was waiting when `quit` ended the session.
+    Cancelled,
 }
 
 /// A reply: one JSON object on one line.
@@ -428,7 +436,7 @@ impl RequestError {
 /// Checks in order: UTF-8 and JSON (`bad_json`), an object (`bad_json`), a
 /// string or number `id` (`bad_request`), a string `cmd` (`bad_request`), a
 /// known command (`unknown_command`), then the command's fields and limits
-/// (`bad_request`). Unknown fields are ignored.
+/// (`bad_request`, naming the field). Unknown fields are kept as warnings.
 pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     let err = |id: Option<Id>, code, message: String| RequestError { id, code, message };
     let text = std::str::from_utf8(line).map_err(|e| {
@@ -485,8 +493,12 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
             ),
         ));
     }
-    let request: Request = serde_json::from_value(value.clone())
+    let mut checked = object.clone();
+    let warnings = fields::check(cmd, &mut checked)
+        .map_err(|m| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {m}")))?;
+    let mut request: Request = serde_json::from_value(Value::Object(checked))
         .map_err(|e| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {e}")))?;
+    request.warnings = warnings;
     match &request.command {
         Command::Go(limits) | Command::Analyze(limits) => {
             validate_limits(object, limits)
@@ -629,7 +641,7 @@ mod tests {
         );
         let e = parse_request(br#"{"id":"a","cmd":"go","nodes":0}"#).unwrap_err();
         assert_eq!(e.id, Some(Id::Text("a".into())));
-        assert_eq!(e.message, "go: field 'nodes': must be at least 1, found 0");
+        assert_eq!(e.message, "go: field 'nodes': expected a whole number of at least 1, got the number 0");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //!
 //! The specification is `protocol/README.md` at the top of the repository.
 
+mod fields;
 pub mod lines;
 pub mod messages;
 pub mod session;

@@ -1,12 +1,22 @@
 //! The session loop: reads requests, drives the [`Engine`], writes replies.
 //!
-//! Three threads take part. The caller's thread reads and parses input and
-//! calls the engine; the engine's worker searches; one writer thread owns the
-//! output and writes each reply as one flushed line. Everything that replies
-//! sends a [`Reply`] to the writer over a channel, so replies never interleave.
+//! Four threads take part. A reader thread reads and splits input lines; the
+//! caller's thread runs the session loop, which parses requests and calls
+//! the engine; the engine's worker searches; one writer thread owns the
+//! output and writes each reply as one flushed line. Replies reach the writer
+//! over one channel, so they never interleave.
+//!
+//! `ping`, `hello`, `stop` and `quit` are answered at once. Every other
+//! request runs in order: one that arrives while a search runs waits in a
+//! queue until the search has answered. Every queue is bounded: the reader
+//! stops reading while [`MAX_WAITING`] requests wait, and replies wait for
+//! the writer (which waits for the client to read); `info` lines are
+//! dropped rather than waited for.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TrySendError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,8 +29,8 @@ use crate::position::{Player, Position, Status};
 use crate::protocol::lines::{Line, LineReader};
 use crate::protocol::messages::{
     Board, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, MAX_LINE_BYTES, MoveScore,
-    Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, VERSION, WireScore,
-    parse_request,
+    Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, Request, VERSION,
+    WireScore, parse_request,
 };
 use crate::score::{Outcome, end_ply};
 
@@ -28,6 +38,13 @@ use crate::score::{Outcome, end_ply};
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
 /// Largest table size `hash_mb` accepts, in MiB.
 const MAX_HASH_MB: i64 = 16 * 1024;
+/// Requests read but not yet carried out, at most; the reader waits beyond.
+pub const MAX_WAITING: usize = 256;
+/// Replies waiting for the writer, at most.
+const MAX_UNWRITTEN: usize = 1024;
+/// After end of input, how long a search with limits may still run by
+/// default: nobody may be left to read its answer.
+pub const AFTER_INPUT_GRACE: Duration = Duration::from_secs(60);
 
 /// Settings of a session.
 pub struct SessionOptions {
@@ -38,6 +55,8 @@ pub struct SessionOptions {
     /// Called once if writing a reply fails (the reader went away); the
     /// binary exits quietly there.
     pub on_output_closed: Box<dyn Fn() + Send>,
+    /// After end of input, how long a search with limits may still run.
+    pub after_input: Duration,
 }
 
 impl Default for SessionOptions {
@@ -46,6 +65,7 @@ impl Default for SessionOptions {
             hash_mb: DEFAULT_HASH_MB,
             agent: "solver".into(),
             on_output_closed: Box::new(|| {}),
+            after_input: AFTER_INPUT_GRACE,
         }
     }
 }
@@ -61,58 +81,132 @@ pub enum SessionError {
     Input(#[from] io::Error),
 }
 
-/// Runs a session until `quit` or end of input. At end of input a running
-/// search with limits is allowed to finish, one without is stopped; either
-/// way its final reply is written before this returns.
+/// What the session loop waits for.
+enum Event {
+    /// A line of input.
+    Line(Vec<u8>),
+    /// A line over the limit, skipped.
+    TooLong,
+    /// The end of input (or an error reading it).
+    End(Option<io::Error>),
+    /// The running search has written its final reply.
+    SearchDone,
+}
+
+/// A reply for the writer, with the warnings of its request.
+struct Outgoing {
+    reply: Reply,
+    warnings: Vec<String>,
+}
+
+impl Outgoing {
+    fn line(&self) -> String {
+        if self.warnings.is_empty() {
+            return self.reply.to_line();
+        }
+        let mut value = serde_json::to_value(&self.reply).expect("replies serialise");
+        if let Value::Object(map) = &mut value {
+            map.insert("warnings".into(), self.warnings.clone().into());
+        }
+        value.to_string()
+    }
+}
+
+/// How many requests were read and not yet carried out; the reader waits
+/// while there are [`MAX_WAITING`].
+#[derive(Default)]
+struct Waiting {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Waiting {
+    fn add(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= MAX_WAITING {
+            n = self.changed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+    }
+
+    fn done(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        self.changed.notify_one();
+    }
+}
+
+/// Reads lines into `events` until end of input.
+fn read_input<R: BufRead>(input: R, events: &Sender<Event>, waiting: &Waiting) {
+    let mut reader = LineReader::new(input, MAX_LINE_BYTES);
+    loop {
+        let event = match reader.next_line() {
+            Ok(Line::Eof) => Event::End(None),
+            Err(e) => Event::End(Some(e)),
+            Ok(Line::TooLong { .. }) => Event::TooLong,
+            Ok(Line::Text(bytes)) => {
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                waiting.add();
+                Event::Line(bytes)
+            }
+        };
+        let end = matches!(event, Event::End(_));
+        if events.send(event).is_err() || end {
+            return;
+        }
+    }
+}
+
+/// Runs a session until `quit` or end of input. At end of input the
+/// requests already read still run; a search without limits is stopped, one
+/// with limits may run [`AFTER_INPUT_GRACE`] more; every final reply is
+/// written before this returns.
 pub fn run_session<R, W>(input: R, output: W, options: SessionOptions) -> Result<(), SessionError>
 where
-    R: BufRead,
+    R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
     let mut engine = Engine::new(options.hash_mb);
     engine.set_agent(&options.agent)?;
-    let (tx, rx) = mpsc::channel::<Reply>();
+    let (tx, rx) = mpsc::sync_channel::<Outgoing>(MAX_UNWRITTEN);
     let on_closed = options.on_output_closed;
     let writer = thread::spawn(move || {
         let mut output = output;
-        for reply in rx {
-            let ok = writeln!(output, "{}", reply.to_line()).and_then(|()| output.flush());
+        for outgoing in rx {
+            let ok = writeln!(output, "{}", outgoing.line()).and_then(|()| output.flush());
             if ok.is_err() {
                 on_closed();
                 return;
             }
         }
     });
+    let (events_tx, events) = mpsc::channel();
+    let waiting = Arc::new(Waiting::default());
+    {
+        let (events_tx, waiting) = (events_tx.clone(), Arc::clone(&waiting));
+        thread::spawn(move || read_input(input, &events_tx, &waiting));
+    }
     let mut session = Session {
         engine,
         tx,
+        events_tx,
+        waiting,
         info: true,
+        searching: false,
+        queued: VecDeque::new(),
+        input_ended: None,
+        after_input: options.after_input,
     };
-    let mut reader = LineReader::new(input, MAX_LINE_BYTES);
-    loop {
-        match reader.next_line()? {
-            Line::Eof => break,
-            Line::TooLong { .. } => session.send(Reply::Error {
-                id: None,
-                code: ErrorCode::LineTooLong,
-                message: format!("line longer than {MAX_LINE_BYTES} bytes; skipped"),
-            }),
-            Line::Text(bytes) => {
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                if session.handle(&bytes) == Flow::Quit {
-                    break;
-                }
-            }
-        }
-    }
+    let result = session.run(&events);
     session.engine.finish();
     drop(session);
     writer.join().ok();
-    Ok(())
+    result
 }
 
+/// Whether the session goes on after a request.
 #[derive(PartialEq, Eq)]
 enum Flow {
     Continue,
@@ -121,8 +215,19 @@ enum Flow {
 
 struct Session {
     engine: Engine,
-    tx: Sender<Reply>,
+    tx: SyncSender<Outgoing>,
+    /// For the search's done callback, to say it has answered.
+    events_tx: Sender<Event>,
+    waiting: Arc<Waiting>,
     info: bool,
+    /// Whether a search runs (and has not yet answered).
+    searching: bool,
+    /// Requests waiting for the running search to answer.
+    queued: VecDeque<Request>,
+    /// When the input ended.
+    input_ended: Option<Instant>,
+    /// How long a search may run after that.
+    after_input: Duration,
 }
 
 fn error(id: Option<Id>, code: ErrorCode, message: impl Into<String>) -> Reply {
@@ -134,37 +239,111 @@ fn error(id: Option<Id>, code: ErrorCode, message: impl Into<String>) -> Reply {
 }
 
 impl Session {
-    fn send(&self, reply: Reply) {
-        // A closed channel means the writer is gone; nothing is left to tell.
-        self.tx.send(reply).ok();
+    /// The loop: events until `quit`, or until the input has ended and
+    /// every request read has been answered.
+    fn run(&mut self, events: &Receiver<Event>) -> Result<(), SessionError> {
+        loop {
+            if self.input_ended.is_some() && !self.searching && self.queued.is_empty() {
+                return Ok(());
+            }
+            let event = match self.input_ended {
+                Some(at) if self.searching => {
+                    let left = (at + self.after_input).saturating_duration_since(Instant::now());
+                    match events.recv_timeout(left) {
+                        Ok(e) => e,
+                        Err(_) => {
+                            // Nobody is left to wait for this search.
+                            self.engine.stop();
+                            continue;
+                        }
+                    }
+                }
+                _ => match events.recv() {
+                    Ok(e) => e,
+                    Err(_) => return Ok(()),
+                },
+            };
+            match event {
+                Event::Line(bytes) => {
+                    if self.line(&bytes) == Flow::Quit {
+                        return Ok(());
+                    }
+                }
+                Event::TooLong => self.send(error(
+                    None,
+                    ErrorCode::LineTooLong,
+                    format!("line longer than {MAX_LINE_BYTES} bytes; skipped"),
+                )),
+                Event::End(e) => {
+                    self.input_ended = Some(Instant::now());
+                    if self.engine.is_unbounded() {
+                        self.engine.stop();
+                    }
+                    if let Some(e) = e {
+                        self.engine.finish();
+                        return Err(e.into());
+                    }
+                }
+                Event::SearchDone => {
+                    self.searching = false;
+                    self.run_queued();
+                }
+            }
+        }
     }
 
-    fn handle(&mut self, line: &[u8]) -> Flow {
+    fn send(&self, reply: Reply) {
+        self.send_with(reply, Vec::new());
+    }
+
+    fn send_with(&self, reply: Reply, warnings: Vec<String>) {
+        // A closed channel means the writer is gone; nothing is left to tell.
+        self.tx.send(Outgoing { reply, warnings }).ok();
+    }
+
+    /// One input line: answered at once, or queued behind the search.
+    fn line(&mut self, line: &[u8]) -> Flow {
         let request = match parse_request(line) {
             Ok(r) => r,
             Err(e) => {
+                self.waiting.done();
                 self.send(e.reply());
                 return Flow::Continue;
             }
         };
-        let id = request.id;
-        let needs_idle = matches!(
-            request.command,
-            Command::NewGame { .. }
-                | Command::Position(_)
-                | Command::Go(_)
-                | Command::Analyze(_)
-                | Command::SetOption { .. }
-        );
-        if needs_idle && self.engine.is_searching() {
-            self.send(error(
-                id,
-                ErrorCode::Busy,
-                "a search is running; send stop first (or wait for its reply)",
-            ));
-            return Flow::Continue;
+        for w in &request.warnings {
+            eprintln!("connect4: warning: {w}");
         }
-        let reply = match request.command {
+        let at_once = matches!(
+            request.command,
+            Command::Hello | Command::Ping | Command::Stop | Command::Quit
+        );
+        if at_once || !self.searching {
+            self.waiting.done();
+            return self.handle(request);
+        }
+        self.queued.push_back(request);
+        Flow::Continue
+    }
+
+    /// Runs queued requests until one starts a search (or none is left).
+    fn run_queued(&mut self) {
+        while !self.searching {
+            let Some(request) = self.queued.pop_front() else {
+                return;
+            };
+            self.waiting.done();
+            self.handle(request);
+        }
+    }
+
+    fn handle(&mut self, request: Request) -> Flow {
+        let Request {
+            id,
+            command,
+            warnings,
+        } = request;
+        let reply = match command {
             Command::Hello => Some(self.hello(id)),
             Command::Ping => Some(Reply::Pong { id }),
             Command::Stop => {
@@ -173,7 +352,8 @@ impl Session {
             }
             Command::Quit => {
                 self.engine.stop();
-                self.send(Reply::Ok { id, state: None });
+                self.cancel_queued();
+                self.send_with(Reply::Ok { id, state: None }, warnings);
                 return Flow::Quit;
             }
             Command::NewGame { rules, seed } => {
@@ -182,13 +362,25 @@ impl Session {
             }
             Command::Position(p) => Some(self.position(id, p)),
             Command::SetOption { name, value } => Some(self.set_option(id, &name, &value)),
-            Command::Go(limits) => self.go(id, &limits),
-            Command::Analyze(limits) => self.analyze(id, &limits),
+            Command::Go(limits) => self.go(id, &limits, warnings.clone()),
+            Command::Analyze(limits) => self.analyze(id, &limits, warnings.clone()),
         };
         if let Some(reply) = reply {
-            self.send(reply);
+            self.send_with(reply, warnings);
         }
         Flow::Continue
+    }
+
+    /// `quit` came: the requests still waiting are answered with an error.
+    fn cancel_queued(&mut self) {
+        while let Some(r) = self.queued.pop_front() {
+            self.waiting.done();
+            self.send(error(
+                r.id,
+                ErrorCode::Cancelled,
+                "the session ended (quit) before this request ran",
+            ));
+        }
     }
 
     fn hello(&self, id: Option<Id>) -> Reply {
@@ -329,7 +521,7 @@ impl Session {
         }
     }
 
-    fn go(&mut self, id: Option<Id>, wire: &GoLimits) -> Option<Reply> {
+    fn go(&mut self, id: Option<Id>, wire: &GoLimits, warnings: Vec<String>) -> Option<Reply> {
         let p = match self.playable(&id) {
             Ok(p) => p,
             Err(reply) => return Some(reply),
@@ -347,7 +539,7 @@ impl Session {
                 return;
             }
             last_info = Some(Instant::now());
-            tx.send(Reply::Info {
+            let info = Reply::Info {
                 id: info_id.clone(),
                 depth: r.depth,
                 score: wire_score(&p, r.score),
@@ -355,10 +547,17 @@ impl Session {
                 time_ms: r.time.as_millis() as u64,
                 nps: r.nodes_per_second(),
                 pv: r.pv.iter().map(|c| c + 1).collect(),
-            })
-            .ok();
+            };
+            // A client that does not read misses progress, not answers.
+            if let Err(TrySendError::Full(_)) = tx.try_send(Outgoing {
+                reply: info,
+                warnings: Vec::new(),
+            }) {
+                last_info = None;
+            }
         });
         let tx = self.tx.clone();
+        let events = self.events_tx.clone();
         let done = Box::new(move |report: Option<Report>| {
             let reply = match report {
                 Some(r) => Reply::Bestmove {
@@ -372,18 +571,27 @@ impl Session {
                 },
                 None => error(id, ErrorCode::GameOver, "the game is over"),
             };
-            tx.send(reply).ok();
+            tx.send(Outgoing { reply, warnings }).ok();
+            events.send(Event::SearchDone).ok();
         });
+        self.searching = true;
         self.engine.go(&request, on_report, done);
         None
     }
 
-    fn analyze(&mut self, id: Option<Id>, wire: &GoLimits) -> Option<Reply> {
+    fn analyze(
+        &mut self,
+        id: Option<Id>,
+        wire: &GoLimits,
+        warnings: Vec<String>,
+    ) -> Option<Reply> {
         let p = match self.playable(&id) {
             Ok(p) => p,
             Err(reply) => return Some(reply),
         };
         let tx = self.tx.clone();
+        let events = self.events_tx.clone();
+        self.searching = true;
         self.engine.analyze(
             &go_request(wire),
             Box::new(move |scores| {
@@ -394,7 +602,9 @@ impl Session {
                         score: wire_score(&p, s),
                     })
                     .collect();
-                tx.send(Reply::Analysis { id, moves }).ok();
+                let reply = Reply::Analysis { id, moves };
+                tx.send(Outgoing { reply, warnings }).ok();
+                events.send(Event::SearchDone).ok();
             }),
         );
         None
@@ -427,5 +637,100 @@ fn wire_score(p: &Position, s: SearchScore) -> WireScore {
         } else {
             None
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Output shared with the test.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn session(input: &'static str, after_input: Duration) -> Vec<Value> {
+        let out = Shared::default();
+        let options = SessionOptions {
+            after_input,
+            ..SessionOptions::default()
+        };
+        run_session(io::Cursor::new(input), out.clone(), options).unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|v: &Value| v["type"] != "info")
+            .collect()
+    }
+
+    #[test]
+    fn piped_searches_run_in_order_after_end_of_input() {
+        let replies = session(
+            "{\"cmd\":\"position\",\"moves\":\"4453\"}\n\
+             {\"cmd\":\"go\",\"depth\":6,\"id\":\"d\"}\n\
+             {\"cmd\":\"go\",\"movetime_ms\":200,\"id\":\"t\"}\n",
+            AFTER_INPUT_GRACE,
+        );
+        let kinds: Vec<(&str, &str)> = replies
+            .iter()
+            .map(|r| (r["type"].as_str().unwrap(), r["id"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(kinds, [("ok", ""), ("bestmove", "d"), ("bestmove", "t")]);
+    }
+
+    #[test]
+    fn a_search_without_readers_is_stopped_after_the_grace() {
+        let start = Instant::now();
+        let replies = session(
+            "{\"cmd\":\"go\",\"depth\":60,\"nodes\":9000000000000000000,\"id\":1}\n",
+            Duration::from_millis(300),
+        );
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0]["type"], "bestmove");
+        assert!(start.elapsed() < Duration::from_secs(30));
+    }
+
+    #[test]
+    fn unknown_fields_come_back_as_warnings_on_the_final_reply() {
+        let replies = session(
+            "{\"cmd\":\"go\",\"movetime\":500,\"depth\":2,\"id\":1}\n\
+             {\"cmd\":\"position\",\"move\":\"4453\"}\n",
+            AFTER_INPUT_GRACE,
+        );
+        assert_eq!(replies[0]["type"], "bestmove");
+        assert_eq!(
+            replies[0]["warnings"],
+            serde_json::json!(["unknown field 'movetime' (did you mean 'movetime_ms'?)"])
+        );
+        assert_eq!(
+            replies[1]["warnings"],
+            serde_json::json!(["unknown field 'move' (did you mean 'moves'?)"])
+        );
+    }
+
+    #[test]
+    fn quit_cancels_what_waits() {
+        let replies = session(
+            "{\"cmd\":\"go\",\"infinite\":true,\"id\":1}\n\
+             {\"cmd\":\"position\",\"id\":2}\n\
+             {\"cmd\":\"quit\",\"id\":3}\n",
+            AFTER_INPUT_GRACE,
+        );
+        let kinds: Vec<(&str, i64)> = replies
+            .iter()
+            .map(|r| (r["type"].as_str().unwrap(), r["id"].as_i64().unwrap()))
+            .collect();
+        assert_eq!(kinds, [("bestmove", 1), ("error", 2), ("ok", 3)]);
+        assert_eq!(replies[1]["code"], "cancelled");
     }
 }

@@ -1,0 +1,356 @@
+//! The fields each command takes, checked before the request is read into
+//! its type, so that every mistake is named in a user's words: the field,
+//! what it must hold, and what came instead. Unknown fields are accepted
+//! (clients may be newer) but come back as warnings, with a guess at the
+//! field that was meant.
+//!
+//! Grids from numpy arrive as floats (`0.0`, `1.0`): whole floats are taken
+//! as the integers they are, anything else names its cell.
+
+use serde_json::{Map, Number, Value};
+
+use crate::protocol::lines::shorten;
+
+/// What a field must hold.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// A whole number in `min..=max`.
+    Whole { min: u64, max: u64 },
+    /// `true` or `false`.
+    Bool,
+    /// A string.
+    Text,
+    /// A move string or a list of 1-based columns.
+    Moves,
+    /// A grid: rows of cells, or one flat list of cells.
+    Board,
+    /// An object of `columns`, `rows`, `inarow`.
+    Rules,
+    /// An object of `time_ms` and `inc_ms`.
+    Clock,
+    /// Anything (an option's value, checked by the option).
+    Any,
+}
+
+const ANY_WHOLE: Kind = Kind::Whole {
+    min: 0,
+    max: u64::MAX,
+};
+const POSITIVE: Kind = Kind::Whole {
+    min: 1,
+    max: u64::MAX,
+};
+
+/// The limits of `go` and `analyze`.
+const LIMITS: &[(&str, Kind)] = &[
+    ("depth", Kind::Whole { min: 1, max: 64 }),
+    ("nodes", POSITIVE),
+    ("movetime_ms", POSITIVE),
+    ("clock", Kind::Clock),
+    ("infinite", Kind::Bool),
+];
+
+/// Every command's fields besides `cmd` and `id`.
+const FIELDS: &[(&str, &[(&str, Kind)])] = &[
+    ("hello", &[]),
+    ("ping", &[]),
+    (
+        "newgame",
+        &[("rules", Kind::Rules), ("seed", ANY_WHOLE)],
+    ),
+    ("position", &[("moves", Kind::Moves), ("board", Kind::Board)]),
+    ("go", LIMITS),
+    ("stop", &[]),
+    ("analyze", LIMITS),
+    ("setoption", &[("name", Kind::Text), ("value", Kind::Any)]),
+    ("quit", &[]),
+];
+
+const CLOCK_FIELDS: &[(&str, Kind)] = &[("time_ms", POSITIVE), ("inc_ms", ANY_WHOLE)];
+const RULES_FIELDS: &[(&str, Kind)] = &[
+    ("columns", POSITIVE),
+    ("rows", POSITIVE),
+    ("inarow", POSITIVE),
+];
+
+/// Checks the fields of a `cmd` request in place (whole floats become
+/// integers); returns the warnings about unknown fields, or what is wrong.
+pub fn check(cmd: &str, object: &mut Map<String, Value>) -> Result<Vec<String>, String> {
+    let fields = FIELDS
+        .iter()
+        .find(|(c, _)| *c == cmd)
+        .map_or(&[][..], |(_, f)| *f);
+    let mut warnings = Vec::new();
+    check_object(object, fields, "", &mut warnings, &["cmd", "id"])?;
+    Ok(warnings)
+}
+
+/// Checks `object` against `fields`, naming nested fields `prefix.name`.
+fn check_object(
+    object: &mut Map<String, Value>,
+    fields: &[(&str, Kind)],
+    prefix: &str,
+    warnings: &mut Vec<String>,
+    also_known: &[&str],
+) -> Result<(), String> {
+    for key in object.keys() {
+        if also_known.contains(&key.as_str()) || fields.iter().any(|(f, _)| f == key) {
+            continue;
+        }
+        let known: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+        warnings.push(unknown_field(&format!("{prefix}{key}"), key, &known));
+    }
+    for (name, kind) in fields {
+        if let Some(value) = object.get_mut(*name) {
+            check_value(value, *kind, &format!("{prefix}{name}"), warnings)?;
+        }
+    }
+    Ok(())
+}
+
+/// The warning for an unknown field, with the nearest known name if one is
+/// close.
+fn unknown_field(shown: &str, key: &str, known: &[&str]) -> String {
+    let guess = known
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|&(d, k)| d <= 3 || k.starts_with(key) || key.starts_with(k))
+        .min();
+    match guess {
+        Some((_, k)) => format!(
+            "unknown field '{}' (did you mean '{k}'?)",
+            shorten(shown, 40)
+        ),
+        None if known.is_empty() => format!(
+            "unknown field '{}' (this command takes none)",
+            shorten(shown, 40)
+        ),
+        None => format!(
+            "unknown field '{}' (fields: {})",
+            shorten(shown, 40),
+            known.join(", ")
+        ),
+    }
+}
+
+/// Levenshtein distance, for guessing a misspelt field.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// A value as a user reads it: `the string "5"`, `the number 1.5`, ...
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string \"{}\"", shorten(s, 40)),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// The whole number `v` holds, if it holds one (a whole float counts).
+fn whole(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
+                .map(|f| f as u64)
+        }),
+        _ => None,
+    }
+}
+
+/// A whole number in the given range, as an integer (in place), or what is
+/// wrong with it.
+fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), String> {
+    let range = if max == u64::MAX {
+        format!("a whole number of at least {min}")
+    } else {
+        format!("a whole number from {min} to {max}")
+    };
+    match whole(v) {
+        Some(n) if (min..=max).contains(&n) => {
+            *v = Value::Number(Number::from(n));
+            Ok(())
+        }
+        _ => Err(format!("field '{name}': expected {range}, got {}", describe(v))),
+    }
+}
+
+fn check_value(
+    value: &mut Value,
+    kind: Kind,
+    name: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    let expected = |what: &str, v: &Value| format!("field '{name}': expected {what}, got {}", describe(v));
+    match kind {
+        Kind::Whole { min, max } => whole_in(value, min, max, name),
+        Kind::Bool => match value {
+            Value::Bool(_) => Ok(()),
+            other => Err(expected("true or false", other)),
+        },
+        Kind::Text => match value {
+            Value::String(_) => Ok(()),
+            other => Err(expected("a string", other)),
+        },
+        Kind::Any => Ok(()),
+        Kind::Moves => match value {
+            Value::String(_) => Ok(()),
+            Value::Array(columns) => {
+                for (i, c) in columns.iter_mut().enumerate() {
+                    whole_in(c, 0, u64::MAX, &format!("{name}[{}]", i + 1))?;
+                }
+                Ok(())
+            }
+            other => Err(expected(
+                "a move string such as \"4453\" or a list of columns such as [4,4,5,3]",
+                other,
+            )),
+        },
+        Kind::Board => check_board(value, name),
+        Kind::Rules => match value {
+            Value::Object(o) => check_object(o, RULES_FIELDS, &format!("{name}."), warnings, &[]),
+            other => Err(expected(
+                "an object such as {\"columns\":7,\"rows\":6,\"inarow\":4}",
+                other,
+            )),
+        },
+        Kind::Clock => match value {
+            Value::Object(o) => {
+                if !o.contains_key("time_ms") {
+                    return Err(format!("field '{name}': 'time_ms' is missing"));
+                }
+                check_object(o, CLOCK_FIELDS, &format!("{name}."), warnings, &[])
+            }
+            other => Err(expected(
+                "an object such as {\"time_ms\":60000,\"inc_ms\":1000}",
+                other,
+            )),
+        },
+    }
+}
+
+/// A grid: rows of cells or one flat list; each cell 0, 1 or 2 (whole
+/// floats too, which become integers).
+fn check_board(value: &mut Value, name: &str) -> Result<(), String> {
+    let cell = |v: &mut Value, place: String| -> Result<(), String> {
+        match whole(v) {
+            Some(n @ 0..=2) => {
+                *v = Value::Number(Number::from(n));
+                Ok(())
+            }
+            _ => Err(format!(
+                "field '{name}': {place}: expected 0 (empty), 1 or 2 (the players' stones), got {}",
+                describe(v)
+            )),
+        }
+    };
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "field '{name}': expected a list of rows, top row first, or one flat list of cells, got {}",
+            describe(value)
+        ));
+    };
+    if items.iter().all(|i| i.is_array()) && !items.is_empty() {
+        for (r, row) in items.iter_mut().enumerate() {
+            let Value::Array(cells) = row else {
+                unreachable!("checked to be a list");
+            };
+            for (c, v) in cells.iter_mut().enumerate() {
+                cell(v, format!("row {}, column {}", r + 1, c + 1))?;
+            }
+        }
+    } else {
+        for (i, v) in items.iter_mut().enumerate() {
+            cell(v, format!("cell {}", i + 1))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(cmd: &str, json: &str) -> (Result<Vec<String>, String>, Value) {
+        let mut v: Value = serde_json::from_str(json).unwrap();
+        let result = check(cmd, v.as_object_mut().unwrap());
+        (result, v)
+    }
+
+    #[test]
+    fn unknown_fields_warn_with_a_guess() {
+        let (r, _) = run("go", r#"{"cmd":"go","movetime":500}"#);
+        assert_eq!(
+            r.unwrap(),
+            vec!["unknown field 'movetime' (did you mean 'movetime_ms'?)"]
+        );
+        let (r, _) = run("position", r#"{"cmd":"position","move":"4453"}"#);
+        assert_eq!(
+            r.unwrap(),
+            vec!["unknown field 'move' (did you mean 'moves'?)"]
+        );
+        let (r, _) = run("ping", r#"{"cmd":"ping","future":1}"#);
+        assert_eq!(
+            r.unwrap(),
+            vec!["unknown field 'future' (this command takes none)"]
+        );
+        let (r, _) = run("go", r#"{"cmd":"go","clock":{"time_ms":5,"incr":1}}"#);
+        assert_eq!(
+            r.unwrap(),
+            vec!["unknown field 'clock.incr' (did you mean 'inc_ms'?)"]
+        );
+    }
+
+    #[test]
+    fn type_errors_name_the_field_in_plain_words() {
+        let err = |cmd, json| run(cmd, json).0.unwrap_err();
+        assert_eq!(
+            err("go", r#"{"cmd":"go","depth":"5"}"#),
+            "field 'depth': expected a whole number from 1 to 64, got the string \"5\""
+        );
+        assert_eq!(
+            err("go", r#"{"cmd":"go","movetime_ms":1e26}"#),
+            "field 'movetime_ms': expected a whole number of at least 1, got the number 1e+26"
+        );
+        assert!(err("go", r#"{"cmd":"go","clock":5}"#).starts_with("field 'clock': expected an object"));
+        assert_eq!(
+            err("go", r#"{"cmd":"go","clock":{"inc_ms":5}}"#),
+            "field 'clock': 'time_ms' is missing"
+        );
+        assert_eq!(
+            err("position", r#"{"cmd":"position","board":[[0,0.5]]}"#),
+            "field 'board': row 1, column 2: expected 0 (empty), 1 or 2 (the players' stones), got the number 0.5"
+        );
+        assert_eq!(
+            err("position", r#"{"cmd":"position","board":[0,3]}"#),
+            "field 'board': cell 2: expected 0 (empty), 1 or 2 (the players' stones), got the number 3"
+        );
+        assert!(err("newgame", r#"{"cmd":"newgame","rules":"7x6"}"#).contains("field 'rules'"));
+        assert!(err("go", r#"{"cmd":"go","infinite":1}"#).contains("true or false"));
+    }
+
+    #[test]
+    fn whole_floats_become_integers() {
+        let (r, v) = run("position", r#"{"cmd":"position","board":[[0.0,1.0],[2.0,0]]}"#);
+        assert!(r.unwrap().is_empty());
+        assert_eq!(v["board"], serde_json::json!([[0, 1], [2, 0]]));
+        let (r, v) = run("go", r#"{"cmd":"go","depth":3.0}"#);
+        assert!(r.unwrap().is_empty());
+        assert_eq!(v["depth"], serde_json::json!(3));
+    }
+}
