@@ -20,7 +20,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
 use crate::agents::solver::with_own;
-use crate::agents::{Agent, SessionPlayer};
+use crate::agents::{Agent, SessionPlayer, scaled_value};
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::search::Searcher;
@@ -274,11 +274,12 @@ impl Engine {
                         best: m.column,
                         score: SearchScore {
                             exact: false,
-                            value: m.value.unwrap_or(0),
+                            value: m.value.map_or(0, scaled_value),
                         },
                         nodes: m.nodes,
                         time: start.elapsed(),
                         pv: vec![m.column],
+                        agent_value: m.value,
                     };
                     on_report(&report);
                     report

@@ -172,7 +172,14 @@ fn every_error_code_then_the_session_goes_on() {
     let order: Vec<(String, Option<Id>)> = (0..6)
         .map(|_| {
             let r = e.recv_final();
-            (format!("{r:?}").split([' ', '{']).next().unwrap().to_string(), r.id().cloned())
+            (
+                format!("{r:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                r.id().cloned(),
+            )
         })
         .collect();
     let ids: Vec<Option<Id>> = order.iter().map(|(_, id)| id.clone()).collect();
@@ -481,4 +488,29 @@ fn a_client_that_stops_reading_holds_the_engine_in_bounded_memory() {
     writer.join().unwrap();
     child.kill().ok();
     child.wait().ok();
+}
+
+#[test]
+fn agent_scores_stay_in_the_documented_range() {
+    let replies = validator("reply.schema.json");
+    for (agent, moves) in [
+        ("alphabeta:depth=4", "112233"),
+        ("expectimax:depth=3", "4453"),
+        ("minimax:depth=2", "112233"),
+    ] {
+        let mut e = Driver::start_with(&["--agent", agent]);
+        e.send(&format!(r#"{{"cmd":"position","moves":"{moves}"}}"#));
+        e.recv_final();
+        e.send(r#"{"cmd":"go","id":1}"#);
+        let v = loop {
+            let v = e.recv_value();
+            if v["type"] != "info" {
+                break v;
+            }
+        };
+        assert_valid(&replies, &v, agent);
+        let value = v["score"]["value"].as_i64().unwrap();
+        assert!((-99..=99).contains(&value), "{agent}: {v}");
+        assert!(v["score"]["agent_value"].is_i64(), "{agent}: {v}");
+    }
 }

@@ -136,12 +136,7 @@ fn main() {
                         id
                     },
                     column: if mode == "illegal" { 9 } else { column },
-                    score: WireScore {
-                        exact: false,
-                        value: 0,
-                        outcome: None,
-                        plies_to_end: None,
-                    },
+                    score: WireScore::default(),
                     depth: 1,
                     nodes: 1,
                     time_ms: 0,

@@ -244,6 +244,14 @@ pub(crate) fn deepen(
     }
 }
 
+/// An agent's value (in its evaluator's units, up to its win value) mapped
+/// into the protocol's heuristic range `-99..=99`: monotone, sign kept, 0
+/// stays 0, a won or lost search ends at +-99.
+pub fn scaled_value(raw: i32) -> i32 {
+    let x = f64::from(raw);
+    (99.0 * x / (x.abs() + 100.0)).round() as i32
+}
+
 /// The seed of a game for an agent whose own seed is `own`: both mixed, so
 /// agents with different seeds still differ in the same game.
 pub fn game_seed(own: u64, game: u64) -> u64 {
@@ -404,6 +412,10 @@ mod tests {
         assert!(e.contains("takes no parameters"), "{e}");
         let e = build("alphabeta:depth=-1").err().unwrap().to_string();
         assert!(e.contains("depth=-1"), "{e}");
+        assert_eq!(
+            [-999_999, -5, 0, 5, 100, 999_999].map(scaled_value),
+            [-99, -5, 0, 5, 50, 99]
+        );
         let e = build("alphabeta:eval=magic").err().unwrap().to_string();
         assert!(e.contains("eval=magic"), "{e}");
     }

@@ -146,7 +146,14 @@ impl<W: Write> Play<'_, W> {
         self.game
             .play(i64::from(m.column) + 1)
             .expect("agents play legal moves");
-        let value = m.value.map_or("-".to_string(), |v| format!("{v:+}"));
+        let value = m.value.map_or("-".to_string(), |v| {
+            let scaled = connect4::agents::scaled_value(v);
+            if scaled == v {
+                format!("{v:+}")
+            } else {
+                format!("{scaled:+}, its own value {v:+}")
+            }
+        });
         writeln!(
             self.out,
             "engine plays {} (depth {}, score {value}, {} nodes, {secs:.2} s)",

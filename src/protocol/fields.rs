@@ -54,11 +54,11 @@ const LIMITS: &[(&str, Kind)] = &[
 const FIELDS: &[(&str, &[(&str, Kind)])] = &[
     ("hello", &[]),
     ("ping", &[]),
+    ("newgame", &[("rules", Kind::Rules), ("seed", ANY_WHOLE)]),
     (
-        "newgame",
-        &[("rules", Kind::Rules), ("seed", ANY_WHOLE)],
+        "position",
+        &[("moves", Kind::Moves), ("board", Kind::Board)],
     ),
-    ("position", &[("moves", Kind::Moves), ("board", Kind::Board)]),
     ("go", LIMITS),
     ("stop", &[]),
     ("analyze", LIMITS),
@@ -141,7 +141,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         let mut prev = row[0];
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            let next = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            let next = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
             prev = row[j + 1];
             row[j + 1] = next;
         }
@@ -186,7 +188,10 @@ fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), String>
             *v = Value::Number(Number::from(n));
             Ok(())
         }
-        _ => Err(format!("field '{name}': expected {range}, got {}", describe(v))),
+        _ => Err(format!(
+            "field '{name}': expected {range}, got {}",
+            describe(v)
+        )),
     }
 }
 
@@ -196,7 +201,8 @@ fn check_value(
     name: &str,
     warnings: &mut Vec<String>,
 ) -> Result<(), String> {
-    let expected = |what: &str, v: &Value| format!("field '{name}': expected {what}, got {}", describe(v));
+    let expected =
+        |what: &str, v: &Value| format!("field '{name}': expected {what}, got {}", describe(v));
     match kind {
         Kind::Whole { min, max } => whole_in(value, min, max, name),
         Kind::Bool => match value {
@@ -327,7 +333,9 @@ mod tests {
             err("go", r#"{"cmd":"go","movetime_ms":1e26}"#),
             "field 'movetime_ms': expected a whole number of at least 1, got the number 1e+26"
         );
-        assert!(err("go", r#"{"cmd":"go","clock":5}"#).starts_with("field 'clock': expected an object"));
+        assert!(
+            err("go", r#"{"cmd":"go","clock":5}"#).starts_with("field 'clock': expected an object")
+        );
         assert_eq!(
             err("go", r#"{"cmd":"go","clock":{"inc_ms":5}}"#),
             "field 'clock': 'time_ms' is missing"
@@ -346,7 +354,10 @@ mod tests {
 
     #[test]
     fn whole_floats_become_integers() {
-        let (r, v) = run("position", r#"{"cmd":"position","board":[[0.0,1.0],[2.0,0]]}"#);
+        let (r, v) = run(
+            "position",
+            r#"{"cmd":"position","board":[[0.0,1.0],[2.0,0]]}"#,
+        );
         assert!(r.unwrap().is_empty());
         assert_eq!(v["board"], serde_json::json!([[0, 1], [2, 0]]));
         let (r, v) = run("go", r#"{"cmd":"go","depth":3.0}"#);

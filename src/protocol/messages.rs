@@ -165,8 +165,7 @@ pub struct WireScore {
     /// Whether `value` is the proven game value.
     pub exact: bool,
     /// The proven value (the test sets' convention) or a heuristic estimate
-    /// (in -99..=99 for the solver, the evaluator's units for other agents),
-    /// from the side to move.
+    /// in -99..=99, from the side to move.
     pub value: i32,
     /// For an exact score: win, draw or loss for the side to move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,6 +173,10 @@ pub struct WireScore {
     /// For an exact win or loss: plies until the game ends with best play.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plies_to_end: Option<u32>,
+    /// For an agent other than the solver: its own value, in its
+    /// evaluator's units (`value` holds it scaled into -99..=99).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_value: Option<i32>,
 }
 
 /// The state of the position after `position` or `newgame`.
@@ -641,7 +644,10 @@ mod tests {
         );
         let e = parse_request(br#"{"id":"a","cmd":"go","nodes":0}"#).unwrap_err();
         assert_eq!(e.id, Some(Id::Text("a".into())));
-        assert_eq!(e.message, "go: field 'nodes': expected a whole number of at least 1, got the number 0");
+        assert_eq!(
+            e.message,
+            "go: field 'nodes': expected a whole number of at least 1, got the number 0"
+        );
     }
 
     #[test]

@@ -542,7 +542,7 @@ impl Session {
             let info = Reply::Info {
                 id: info_id.clone(),
                 depth: r.depth,
-                score: wire_score(&p, r.score),
+                score: wire_score(&p, r),
                 nodes: r.nodes,
                 time_ms: r.time.as_millis() as u64,
                 nps: r.nodes_per_second(),
@@ -563,7 +563,7 @@ impl Session {
                 Some(r) => Reply::Bestmove {
                     id,
                     column: r.best + 1,
-                    score: wire_score(&p, r.score),
+                    score: wire_score(&p, &r),
                     depth: r.depth,
                     nodes: r.nodes,
                     time_ms: r.time.as_millis() as u64,
@@ -579,12 +579,7 @@ impl Session {
         None
     }
 
-    fn analyze(
-        &mut self,
-        id: Option<Id>,
-        wire: &GoLimits,
-        warnings: Vec<String>,
-    ) -> Option<Reply> {
+    fn analyze(&mut self, id: Option<Id>, wire: &GoLimits, warnings: Vec<String>) -> Option<Reply> {
         let p = match self.playable(&id) {
             Ok(p) => p,
             Err(reply) => return Some(reply),
@@ -599,7 +594,7 @@ impl Session {
                     .into_iter()
                     .map(|(c, s)| MoveScore {
                         column: c + 1,
-                        score: wire_score(&p, s),
+                        score: score_on_wire(&p, s, None),
                     })
                     .collect();
                 let reply = Reply::Analysis { id, moves };
@@ -626,9 +621,15 @@ fn go_request(wire: &GoLimits) -> GoRequest {
     }
 }
 
+/// A report's score on the wire.
+fn wire_score(p: &Position, r: &Report) -> WireScore {
+    score_on_wire(p, r.score, r.agent_value)
+}
+
 /// A search score on the wire, with the outcome and distance when exact.
-fn wire_score(p: &Position, s: SearchScore) -> WireScore {
+fn score_on_wire(p: &Position, s: SearchScore, agent_value: Option<i32>) -> WireScore {
     WireScore {
+        agent_value,
         exact: s.exact,
         value: s.value,
         outcome: s.exact.then(|| Outcome::of(s.value)),

@@ -79,6 +79,9 @@ pub struct Report {
     pub time: Duration,
     /// Principal variation, 0-based columns, starting with the best move.
     pub pv: Vec<u32>,
+    /// For an agent other than the solver, its own value in its
+    /// evaluator's units (the score then holds it scaled into -99..=99).
+    pub agent_value: Option<i32>,
 }
 
 impl Report {
@@ -184,6 +187,7 @@ impl Searcher {
             nodes: self.budget.nodes(),
             time: start.elapsed(),
             pv,
+            agent_value: None,
         }
     }
 
