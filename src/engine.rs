@@ -14,7 +14,7 @@
 //! atomic flag the search polls and waits for the players to come back.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 
 use std::time::Duration;
@@ -64,6 +64,25 @@ impl GoRequest {
 
 /// What a finished search hands to its `done` callback.
 pub type Done = Box<dyn FnOnce(Option<Report>) + Send>;
+/// What a resize hands to its `done` callback.
+pub type ResizeDone = Box<dyn FnOnce(Result<(), TableError>) + Send>;
+
+/// Tables of the size asked for could not be had.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{hash_mb} MiB of table needs about {needed} MiB of memory in all (a quarter more \
+     for the clocked search's own table), which this machine or its limits do not give; \
+     the table stays at {kept} MiB"
+)]
+pub struct TableError {
+    /// The size asked for, in MiB.
+    pub hash_mb: usize,
+    /// The memory it needs in all, in MiB.
+    pub needed: usize,
+    /// The size kept, in MiB.
+    pub kept: usize,
+}
+
 /// What a finished analysis hands over: (0-based column, score) pairs.
 pub type AnalysisDone = Box<dyn FnOnce(Vec<(u32, SearchScore)>) + Send>;
 /// What a worker job returns: the delivery of its final reply.
@@ -74,7 +93,9 @@ pub type OnReport = Box<dyn FnMut(&Report) + Send>;
 /// The engine: the current game and the search that plays it.
 pub struct Engine {
     game: Game,
-    hash_mb: usize,
+    /// The table size in MiB, as last set successfully (the search thread
+    /// sets it when a resize succeeds).
+    hash_mb: Arc<AtomicUsize>,
     /// Whether the solver's searcher answers `go` (no other agent is set).
     solver_answers: bool,
     /// Whether the running (or last) search has no limit at all.
@@ -136,7 +157,7 @@ impl Engine {
     pub fn new(hash_mb: usize) -> Engine {
         Engine {
             game: Game::new(Rules::STANDARD),
-            hash_mb,
+            hash_mb: Arc::new(AtomicUsize::new(hash_mb)),
             solver_answers: true,
             unbounded: false,
             players: Some(Searchers {
@@ -180,7 +201,7 @@ impl Engine {
 
     fn players(&mut self) -> &mut Searchers {
         self.reclaim();
-        let hash_mb = self.hash_mb;
+        let hash_mb = self.hash_mb.load(Ordering::Relaxed);
         self.players.get_or_insert_with(|| Searchers {
             searcher: Searcher::new(hash_mb),
             agent: None,
@@ -246,11 +267,47 @@ impl Engine {
         self.game = game;
     }
 
-    /// Resizes the table (its contents are lost).
-    pub fn set_hash_mb(&mut self, hash_mb: usize) {
-        self.stop();
-        self.hash_mb = hash_mb;
-        self.players().searcher = Searcher::new(hash_mb);
+    /// Resizes the tables (their contents are lost) on the search thread,
+    /// so that `ping` is answered while the memory is filled; returns at
+    /// once and tells `done` whether it worked. The old tables are freed
+    /// first, so old and new are never held at once; if the new size
+    /// cannot be had, the old size is taken again.
+    pub fn resize(&mut self, hash_mb: usize, done: ResizeDone) {
+        let current = Arc::clone(&self.hash_mb);
+        self.spawn(move |players, _, _| {
+            let old = current.load(Ordering::Relaxed);
+            players.searcher = Searcher::new(1);
+            let result = match Searcher::try_new(hash_mb) {
+                Some(s) => {
+                    players.searcher = s;
+                    current.store(hash_mb, Ordering::Relaxed);
+                    Ok(())
+                }
+                None => {
+                    let kept = match Searcher::try_new(old) {
+                        Some(s) => {
+                            players.searcher = s;
+                            old
+                        }
+                        None => {
+                            current.store(1, Ordering::Relaxed);
+                            1
+                        }
+                    };
+                    Err(TableError {
+                        hash_mb,
+                        needed: Searcher::mebibytes_for(hash_mb),
+                        kept,
+                    })
+                }
+            };
+            Box::new(move || done(result))
+        });
+    }
+
+    /// The memory the tables of `hash_mb` MiB take in all, in MiB.
+    pub fn table_mebibytes(hash_mb: usize) -> usize {
+        Searcher::mebibytes_for(hash_mb)
     }
 
     /// Starts searching the current position; returns at once. `on_report`

@@ -514,3 +514,41 @@ fn agent_scores_stay_in_the_documented_range() {
         assert!(v["score"]["agent_value"].is_i64(), "{agent}: {v}");
     }
 }
+
+#[test]
+fn a_table_the_memory_cannot_hold_is_refused_and_ping_is_answered_while_resizing() {
+    // Under a 3 GB address-space limit (the engine itself needs about 100 MB).
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(format!(
+        "ulimit -v 3000000 && exec '{}'",
+        assert_cmd::cargo::cargo_bin!("connect4").display()
+    ));
+    let mut e = Driver::spawn(command);
+    e.send(r#"{"cmd":"setoption","name":"hash_mb","value":16384,"id":"big"}"#);
+    let Reply::Error { code, message, .. } = e.recv_final() else {
+        panic!("16 GiB under a 3 GB limit was accepted");
+    };
+    assert_eq!(code, ErrorCode::BadOption);
+    assert!(
+        message.contains("16384 MiB")
+            && message.contains("20480 MiB")
+            && message.contains("stays at 64 MiB"),
+        "{message}"
+    );
+    // The old table stays: the engine still searches.
+    e.send(r#"{"cmd":"position","moves":"4453"}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"go","depth":4}"#);
+    assert!(matches!(e.recv_final(), Reply::Bestmove { .. }));
+    // A size that fits takes a while to fill; ping is answered meanwhile.
+    e.send(r#"{"cmd":"setoption","name":"hash_mb","value":1024,"id":"fits"}"#);
+    e.send(r#"{"cmd":"ping","id":"during"}"#);
+    let first = e.recv_final();
+    let second = e.recv_final();
+    assert_eq!(
+        first.id(),
+        Some(&Id::Text("during".into())),
+        "{first:?} {second:?}"
+    );
+    assert!(matches!(second, Reply::Ok { .. }), "{second:?}");
+}

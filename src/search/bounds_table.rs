@@ -80,13 +80,17 @@ const SCATTER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl TranspositionTable {
     /// A table using at most `mebibytes` MiB (rounded down to a power of two
-    /// of entries, at least 16 MiB) for keys of at most `key_bits` bits.
-    pub fn with_mebibytes(mebibytes: usize, key_bits: u32) -> TranspositionTable {
+    /// of entries, at least 16 MiB) for keys of at most `key_bits` bits;
+    /// `None` if the memory cannot be had.
+    pub fn try_with_mebibytes(mebibytes: usize, key_bits: u32) -> Option<TranspositionTable> {
         let bytes = mebibytes.max(1).saturating_mul(1 << 20);
         let entries = (bytes / ENTRY_BYTES).max(1 << MIN_LOG_ENTRIES);
         let log_entries = usize::BITS - 1 - entries.leading_zeros();
         let len = 1usize << log_entries;
-        let mut entries = vec![0u64; len + HUGE_PAGE / ENTRY_BYTES];
+        let total = len + HUGE_PAGE / ENTRY_BYTES;
+        let mut entries: Vec<u64> = Vec::new();
+        entries.try_reserve_exact(total).ok()?;
+        entries.resize(total, 0);
         let misalign = entries.as_ptr() as usize % HUGE_PAGE;
         let base = ((HUGE_PAGE - misalign) % HUGE_PAGE) / ENTRY_BYTES;
         advise_huge_pages(&mut entries[base..base + len]);
@@ -99,7 +103,7 @@ impl TranspositionTable {
         tt.priority_bits = tt.priority_bits_for(key_bits);
         // Touch every page now, so that searches do not pay for page faults.
         tt.clear();
-        tt
+        Some(tt)
     }
 
     /// Priority bits that still leave room for the tag of `key_bits`-bit keys.
@@ -284,7 +288,7 @@ mod tests {
 
     #[test]
     fn bounds_combine_and_are_exact_per_key() {
-        let mut tt = TranspositionTable::with_mebibytes(1, 49);
+        let mut tt = TranspositionTable::try_with_mebibytes(1, 49).unwrap();
         assert_eq!(tt.len(), 1 << 21);
         assert_eq!(tt.get(0), None);
         tt.put_lower(0, 40, -3, 6);

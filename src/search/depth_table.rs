@@ -52,14 +52,18 @@ pub struct DepthTable {
 }
 
 impl DepthTable {
-    /// A table of at most `mebibytes` MiB (a power of two of slots, at least 1 MiB).
-    pub fn with_mebibytes(mebibytes: usize) -> DepthTable {
-        let slots = (mebibytes.max(1) << 20) / SLOT_BYTES;
+    /// A table of at most `mebibytes` MiB (a power of two of slots, at
+    /// least 1 MiB); `None` if the memory cannot be had.
+    pub fn try_with_mebibytes(mebibytes: usize) -> Option<DepthTable> {
+        let slots = (mebibytes.max(1).saturating_mul(1 << 20)) / SLOT_BYTES;
         let slots = 1usize << (usize::BITS - 1 - slots.leading_zeros());
-        DepthTable {
-            slots: vec![(0, 0); slots],
+        let mut table = Vec::new();
+        table.try_reserve_exact(slots).ok()?;
+        table.resize(slots, (0, 0));
+        Some(DepthTable {
+            slots: table,
             shift: 64 - slots.trailing_zeros(),
-        }
+        })
     }
 
     /// Forgets everything.
@@ -112,7 +116,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let mut t = DepthTable::with_mebibytes(1);
+        let mut t = DepthTable::try_with_mebibytes(1).unwrap();
         let e = Entry {
             depth: 7,
             kind: Kind::Upper,

@@ -105,15 +105,31 @@ pub struct Searcher {
 impl Searcher {
     /// A searcher whose solver table takes `hash_mb` MiB (and its depth table
     /// a quarter of that).
+    ///
+    /// # Panics
+    /// If the memory cannot be had; [`Searcher::try_new`] says so instead.
     pub fn new(hash_mb: usize) -> Searcher {
-        Searcher {
-            solver: Solver::new(hash_mb),
-            table: DepthTable::with_mebibytes((hash_mb / 4).max(1)),
+        Searcher::try_new(hash_mb)
+            .unwrap_or_else(|| panic!("no memory for {hash_mb} MiB of search tables"))
+    }
+
+    /// A searcher whose tables take about `1.25 x hash_mb` MiB (the
+    /// solver's, and a quarter of it for the depth-limited search), or
+    /// `None` if the memory cannot be had.
+    pub fn try_new(hash_mb: usize) -> Option<Searcher> {
+        Some(Searcher {
+            solver: Solver::try_new(hash_mb)?,
+            table: DepthTable::try_with_mebibytes((hash_mb / 4).max(1))?,
             budget: Budget::unlimited(),
             order: Vec::new(),
             rules: None,
             dirty: false,
-        }
+        })
+    }
+
+    /// Memory the tables of `hash_mb` take, in MiB.
+    pub fn mebibytes_for(hash_mb: usize) -> usize {
+        hash_mb.max(16) + (hash_mb / 4).max(1)
     }
 
     /// Forgets what both tables learned (a new game). Free when nothing

@@ -46,16 +46,26 @@ pub struct Solver {
 
 impl Solver {
     /// A solver with a table of at most `hash_mb` MiB.
+    ///
+    /// # Panics
+    /// If the memory cannot be had; [`Solver::try_new`] says so instead.
     pub fn new(hash_mb: usize) -> Solver {
-        Solver {
-            tt: TranspositionTable::with_mebibytes(
+        Solver::try_new(hash_mb)
+            .unwrap_or_else(|| panic!("no memory for a {hash_mb} MiB solver table"))
+    }
+
+    /// A solver with a table of at most `hash_mb` MiB, or `None` if the
+    /// memory cannot be had.
+    pub fn try_new(hash_mb: usize) -> Option<Solver> {
+        Some(Solver {
+            tt: TranspositionTable::try_with_mebibytes(
                 hash_mb,
                 Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
-            ),
+            )?,
             budget: Budget::unlimited(),
             order: Vec::new(),
             rules: None,
-        }
+        })
     }
 
     /// Forgets everything the table learned.

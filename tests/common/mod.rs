@@ -47,8 +47,15 @@ impl Driver {
 
     /// Starts `connect4` with the given arguments.
     pub fn start_with<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Driver {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("connect4"))
-            .args(args)
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin!("connect4"));
+        command.args(args);
+        Driver::spawn(command)
+    }
+
+    /// Starts an engine with `command` (for example under a shell that
+    /// sets resource limits first).
+    pub fn spawn(mut command: Command) -> Driver {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
