@@ -55,14 +55,29 @@ impl GameLine {
     }
 }
 
-/// The games of a log; a line that does not parse (a write cut short by a
-/// crash) is skipped with a warning, so its game is played again.
+/// Refuses a log path that is not a regular file (a device such as
+/// /dev/full, a directory, a pipe): reading one could never end.
+fn check_regular(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => anyhow::bail!(
+            "the log {} is not a regular file; give the path of a file to create or resume",
+            path.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The games of a log, each game number once (the first line of it); a
+/// line that does not parse (a write cut short by a crash) is skipped with a
+/// warning, so its game is played again.
 pub fn read(path: &Path) -> Result<Vec<GameLine>> {
+    check_regular(path)?;
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("reading the log {}", path.display())),
     };
+    let mut seen = std::collections::HashSet::new();
     let mut games = Vec::new();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("reading the log {}", path.display()))?;
@@ -70,7 +85,11 @@ pub fn read(path: &Path) -> Result<Vec<GameLine>> {
             continue;
         }
         match serde_json::from_str::<GameLine>(&line) {
-            Ok(g) => games.push(g),
+            Ok(g) => {
+                if seen.insert(g.game) {
+                    games.push(g);
+                }
+            }
             Err(e) => eprintln!(
                 "connect4-arena: {}:{}: skipping a line that is not a game ({e})",
                 path.display(),
@@ -81,15 +100,17 @@ pub fn read(path: &Path) -> Result<Vec<GameLine>> {
     Ok(games)
 }
 
-/// A log open for appending.
+/// A log open for appending, locked against other runs while it is open.
 pub struct Writer {
     file: File,
     path: PathBuf,
 }
 
 impl Writer {
-    /// Opens `path` for appending, ending a cut-short last line first.
+    /// Opens `path` for appending and locks it (a second run on the same
+    /// log is refused), ending a cut-short last line first.
     pub fn open(path: &Path) -> Result<Writer> {
+        check_regular(path)?;
         let context = || format!("opening the log {}", path.display());
         let mut file = File::options()
             .create(true)
@@ -97,6 +118,18 @@ impl Writer {
             .append(true)
             .open(path)
             .with_context(context)?;
+        if let Err(e) = file.try_lock() {
+            match e {
+                std::fs::TryLockError::WouldBlock => anyhow::bail!(
+                    "the log {} is being written by another run (it is locked); wait for that \
+                     run to end, or give this one another --log",
+                    path.display()
+                ),
+                std::fs::TryLockError::Error(e) => {
+                    return Err(e).with_context(|| format!("locking the log {}", path.display()));
+                }
+            }
+        }
         let len = file.metadata().with_context(context)?.len();
         if len > 0 {
             let mut last = [0u8];

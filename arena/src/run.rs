@@ -212,7 +212,10 @@ impl Plan {
             "seed={} margin={} adjudicate={:?}",
             args.seed, args.time_margin, args.adjudicate
         ));
-        let run_id = schedule::fingerprint(args.rules, &identity, &jobs);
+        // The first round identifies the run: a larger --games on the same
+        // log extends it (later rounds add games, they change none).
+        let first_round = &jobs[..(2 * pairings.len()).min(jobs.len())];
+        let run_id = schedule::fingerprint(args.rules, &identity, first_round);
         Ok(Plan {
             specs: specs.to_vec(),
             names,
@@ -246,23 +249,33 @@ impl Plan {
         }
     }
 
-    /// The games of this run already in the log; a game of another run is
-    /// an error.
+    /// The games of this run already in the log, each once; a game of
+    /// another run is an error. Games beyond this schedule (a log of a run
+    /// with more games) are left out.
     fn logged_games(&self, log: Option<&Path>) -> Result<Vec<GameLine>> {
         let Some(path) = log else {
             return Ok(Vec::new());
         };
-        let games = log::read(path)?;
-        if let Some(g) = games.iter().find(|g| g.run != self.run_id) {
-            bail!(
-                "the log {} holds games of another run ({} in its game {}, this run is {}): \
-                 the engines, openings, games or settings differ; use another --log",
-                path.display(),
-                g.run,
-                g.game,
-                self.run_id
-            );
+        let mut games = log::read(path)?;
+        for g in &games {
+            let job = self.jobs.get((g.game as usize).wrapping_sub(1));
+            let same = job.is_some_and(|j| {
+                j.opening == g.opening
+                    && self.names[j.first] == g.first
+                    && self.names[j.second] == g.second
+            });
+            if g.run != self.run_id || (job.is_some() && !same) {
+                bail!(
+                    "the log {} holds games of another run ({} in its game {}, this run is {}): \
+                     the engines, openings or settings differ; use another --log",
+                    path.display(),
+                    g.run,
+                    g.game,
+                    self.run_id
+                );
+            }
         }
+        games.retain(|g| (g.game as usize) <= self.jobs.len());
         Ok(games)
     }
 }
@@ -344,7 +357,8 @@ impl<'a> Recorder<'a> {
         sprt: Option<Sprt>,
         logged: Vec<GameLine>,
         todo: usize,
-    ) -> Result<Recorder<'a>> {
+        writer: Option<log::Writer>,
+    ) -> Recorder<'a> {
         let index: HashMap<&str, usize> = plan
             .names
             .iter()
@@ -360,11 +374,11 @@ impl<'a> Recorder<'a> {
             }
         }
         let decided = sprt.and_then(|s| s.decide(s.llr(&live.tally().penta)));
-        Ok(Recorder {
+        Recorder {
             plan,
             args,
             sprt,
-            writer: args.log.as_deref().map(log::Writer::open).transpose()?,
+            writer,
             live,
             early: vec![Vec::new(); plan.specs.len()],
             finished: vec![0; plan.specs.len()],
@@ -375,7 +389,7 @@ impl<'a> Recorder<'a> {
             new_moves: 0,
             decided,
             write_error: None,
-        })
+        }
     }
 
     /// Logs and tallies one finished game; says whether to go on.
@@ -479,8 +493,10 @@ pub fn run_games(
     sprt: Option<Sprt>,
 ) -> Result<ExitCode> {
     let plan = Plan::new(specs, mode, args)?;
-    preflight(&plan.specs)?;
+    // The log is locked before it is read, so that two runs never share it.
+    let writer = args.log.as_deref().map(log::Writer::open).transpose()?;
     let logged = plan.logged_games(args.log.as_deref())?;
+    preflight(&plan.specs)?;
     let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
     let todo: Vec<Job> = plan
         .share(args.shard)
@@ -501,7 +517,7 @@ pub fn run_games(
     )?;
     let flags = Flags::default();
     install_interrupt(&flags);
-    let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len())?;
+    let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
     let config = RunConfig {
         rules: args.rules,
         specs: plan.specs.clone(),

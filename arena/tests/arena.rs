@@ -875,3 +875,76 @@ fn engines_and_their_children_do_not_outlive_the_arena() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_log_is_locked_counted_once_regular_and_extensible() {
+    let dir = scratch("log-rules");
+    let log = dir.join("games.jsonl");
+    let run = |games: &str| {
+        let mut cmd = arena();
+        cmd.args([
+            "match",
+            "--engine",
+            DEEP,
+            "--engine",
+            "name=r,cmd=self,option.agent=random",
+        ])
+        .args(["--games", games, "--log"])
+        .arg(&log);
+        cmd
+    };
+    run("4").assert().success();
+    assert_eq!(read_log(&log).len(), 4);
+    // A larger --games on the same log plays the rest.
+    run("8").assert().success().stdout(predicate::str::contains(
+        "resuming: 4 games already in the log",
+    ));
+    let games = read_log(&log);
+    assert_eq!(game_numbers(&games), (1..=8).collect::<Vec<u64>>());
+    // Lines written twice count once.
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, format!("{text}{text}")).unwrap();
+    run("8")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(8 games)"));
+    // A second run on a log that another run is writing is refused.
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", "400", "--log",
+        ])
+        .arg(dir.join("busy.jsonl"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(dir.join("busy.jsonl")).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    arena()
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", "400", "--log",
+        ])
+        .arg(dir.join("busy.jsonl"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("being written by another run"));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // Only regular files.
+    arena()
+        .args([
+            "match",
+            "--engine",
+            DEEP,
+            "--engine",
+            MCTS,
+            "--log",
+            "/dev/full",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("not a regular file"));
+}
