@@ -15,7 +15,11 @@
 //! uses the per-game variance instead and overstates the error when pairs
 //! are correlated).
 //!
-//! **LOS**, the likelihood of superiority: `Phi((w - l) / sqrt(w + l))`.
+//! **LOS**, the likelihood of superiority: `Phi((s - 1/2) / sigma)` with the
+//! same score `s` and standard error `sigma` as the interval (pentanomial
+//! when there are pairs), so the two never disagree. The classic
+//! `Phi((w - l) / sqrt(w + l))` ignores draws and pairing: `+5 =2 -3` in
+//! pairs gave LOS 76% beside an interval that reaches below zero.
 //!
 //! **SPRT** (sequential probability ratio test) of H0: Elo = `elo0` against
 //! H1: Elo = `elo1` (logistic Elo), with error rates `alpha` and `beta`:
@@ -88,17 +92,7 @@ impl Tally {
     /// there are pairs, trinomial otherwise; infinite at a score of 0 or 1.
     pub fn elo(&self) -> (f64, f64, f64) {
         let s = self.score();
-        let sigma = if self.pairs() > 0 {
-            let (_, var, n) = penta_moments(&self.penta, 0.0);
-            (var / n).sqrt()
-        } else {
-            let n = f64::from(self.games().max(1));
-            let var = (f64::from(self.wins) * (1.0 - s).powi(2)
-                + f64::from(self.draws) * (0.5 - s).powi(2)
-                + f64::from(self.losses) * s.powi(2))
-                / n;
-            (var / n).sqrt()
-        };
+        let sigma = self.score_sigma();
         (
             elo_of(s),
             elo_of(s - 1.96 * sigma),
@@ -130,12 +124,36 @@ impl Tally {
 
     /// Likelihood of superiority, 0 to 1.
     pub fn los(&self) -> f64 {
-        let decisive = f64::from(self.wins + self.losses);
-        if decisive == 0.0 {
-            return 0.5;
+        let sigma = self.score_sigma();
+        let excess = self.score() - 0.5;
+        if sigma == 0.0 {
+            return if excess > 0.0 {
+                1.0
+            } else if excess < 0.0 {
+                0.0
+            } else {
+                0.5
+            };
         }
-        let z = (f64::from(self.wins) - f64::from(self.losses)) / decisive.sqrt();
-        0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2))
+        0.5 * (1.0 + erf(excess / sigma / std::f64::consts::SQRT_2))
+    }
+
+    /// The standard error of the score per game behind [`Tally::elo`] and
+    /// [`Tally::los`]: pentanomial when there are pairs, trinomial
+    /// otherwise.
+    fn score_sigma(&self) -> f64 {
+        let s = self.score();
+        if self.pairs() > 0 {
+            let (_, var, n) = penta_moments(&self.penta, 0.0);
+            (var / n).sqrt()
+        } else {
+            let n = f64::from(self.games().max(1));
+            let var = (f64::from(self.wins) * (1.0 - s).powi(2)
+                + f64::from(self.draws) * (0.5 - s).powi(2)
+                + f64::from(self.losses) * s.powi(2))
+                / n;
+            (var / n).sqrt()
+        }
     }
 }
 
@@ -160,6 +178,73 @@ impl PairedTally {
             }
         }
     }
+}
+
+/// One engine's place on a rating list.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rating {
+    /// Elo, relative to the pool's mean (0).
+    pub elo: f64,
+    /// 95% interval, low end.
+    pub low: f64,
+    /// 95% interval, high end.
+    pub high: f64,
+}
+
+/// Ratings of `engines` from every game between them, by maximum likelihood
+/// in the logistic model, as Ordo and BayesElo do: the ratings `r` that make
+/// each engine's expected points, `sum_j n_ij / (1 + 10^((r_j - r_i)/400))`,
+/// equal its points. `results` holds `(i, j, points of i, games)` per pair
+/// of engines. Each engine also gets one virtual draw against the pool's
+/// mean (a prior, as BayesElo's), so a perfect score gives a finite rating.
+/// The intervals are `+-1.96` standard errors from each engine's own Fisher
+/// information (covariances left out, as Ordo's quick errors).
+pub fn ratings(engines: usize, results: &[(usize, usize, f64, u32)]) -> Vec<Rating> {
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let p = |diff: f64| 1.0 / (1.0 + 10f64.powf(-diff / 400.0));
+    let mut r = vec![0.0f64; engines];
+    let mut info = vec![0.0f64; engines];
+    for _ in 0..10_000 {
+        let mut change = 0.0f64;
+        for i in 0..engines {
+            // The prior: half a point from one game against the mean.
+            let p0 = p(r[i]);
+            let (mut expected, mut actual, mut fisher) = (p0, 0.5, p0 * (1.0 - p0));
+            for &(a, b, points, games) in results {
+                let (opponent, own) = if a == i {
+                    (b, points)
+                } else if b == i {
+                    (a, f64::from(games) - points)
+                } else {
+                    continue;
+                };
+                let q = p(r[i] - r[opponent]);
+                expected += f64::from(games) * q;
+                actual += own;
+                fisher += f64::from(games) * q * (1.0 - q);
+            }
+            let step = scale * (actual - expected) / fisher;
+            r[i] += step;
+            info[i] = fisher;
+            change = change.max(step.abs());
+        }
+        let mean = r.iter().sum::<f64>() / engines.max(1) as f64;
+        r.iter_mut().for_each(|x| *x -= mean);
+        if change < 1e-7 {
+            break;
+        }
+    }
+    r.iter()
+        .zip(&info)
+        .map(|(&elo, &fisher)| {
+            let sigma = scale / fisher.max(1e-12).sqrt();
+            Rating {
+                elo,
+                low: elo - 1.96 * sigma,
+                high: elo + 1.96 * sigma,
+            }
+        })
+        .collect()
 }
 
 /// Mean, variance and count of the pair scores, each count plus `reg`.
@@ -365,7 +450,7 @@ mod tests {
         assert!(close(elo, 147.2, 0.1), "{elo}");
         assert!(close(low, 86.2, 0.1), "{low}");
         assert!(close(high, 218.2, 0.1), "{high}");
-        // LOS: z = 40 / sqrt(80) = 4.47 -> 0.999996.
+        // LOS: z = (0.7 - 0.5) / 0.04 = 5 -> Phi(5) = 0.9999997.
         assert!(t.los() > 0.9999 && t.los() < 1.0);
         let even = Tally {
             wins: 5,
@@ -375,6 +460,51 @@ mod tests {
         assert!(close(even.los(), 0.5, 1e-9));
         assert_eq!(even.elo().0, 0.0);
         assert!(close(erf(1.0), 0.842_700_79, 1e-6));
+    }
+
+    #[test]
+    fn los_agrees_with_the_interval() {
+        // +5 =2 -3 in five pairs (WW, WL, WD, LL, WD: pair points 2, 1, 1.5,
+        // 0, 1.5), the example: the interval reaches below 0, so
+        // LOS must stay under 97.5%. The old W/L formula said 76%, with the
+        // interval's own model it is lower still.
+        let mut t = Tally::default();
+        for (a, b) in [(1.0, 1.0), (1.0, 0.0), (1.0, 0.5), (0.0, 0.0), (1.0, 0.5)] {
+            t.add_game(a);
+            t.add_game(b);
+            t.add_pair(a + b);
+        }
+        assert_eq!((t.wins, t.draws, t.losses), (5, 2, 3));
+        let (_, low, high) = t.elo();
+        assert!(low < 0.0 && high > 0.0, "{low} {high}");
+        let los = t.los();
+        assert!(los > 0.5 && los < 0.975, "{los}");
+        // The interval's ends are where LOS would be 2.5% and 97.5%.
+        let s = t.score();
+        let sigma = (s - score_of(low)) / 1.96;
+        assert!(close(
+            los,
+            0.5 * (1.0 + erf((s - 0.5) / sigma / 2f64.sqrt())),
+            1e-9
+        ));
+    }
+
+    #[test]
+    fn ratings_by_maximum_likelihood() {
+        // Two engines, 75 of 100 points: the logistic difference is 190.8;
+        // the prior draw pulls each a little towards the mean.
+        let r = ratings(2, &[(0, 1, 75.0, 100)]);
+        let diff = r[0].elo - r[1].elo;
+        assert!(diff > 180.0 && diff < 190.8, "{diff}");
+        assert!(close(r[0].elo, -r[1].elo, 1e-6));
+        assert!(r[0].low < r[0].elo && r[0].elo < r[0].high);
+        // Three engines in a cycle of equal results are equal.
+        let r = ratings(3, &[(0, 1, 5.0, 10), (1, 2, 5.0, 10), (2, 0, 5.0, 10)]);
+        assert!(r.iter().all(|x| x.elo.abs() < 1e-6));
+        // A perfect score stays finite; order follows the results.
+        let r = ratings(3, &[(0, 1, 10.0, 10), (1, 2, 7.0, 10), (0, 2, 10.0, 10)]);
+        assert!(r.iter().all(|x| x.elo.is_finite()));
+        assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo);
     }
 
     #[test]

@@ -352,3 +352,30 @@ fn play_rejects_a_bad_agent_before_the_game() {
         .failure()
         .stderr(predicate::str::contains("--agent: unknown agent 'oracle'"));
 }
+
+#[test]
+fn every_subcommand_s_help_ends_with_an_example() {
+    for sub in [
+        &["solve"][..],
+        &["bench"],
+        &["perft"],
+        &["train"],
+        &["train", "qlearning"],
+        &["tune"],
+        &["play"],
+        &["book"],
+        &["book", "build"],
+        &["book", "merge"],
+        &["book", "verify"],
+        &["book", "stats"],
+    ] {
+        let out = connect4().args(sub).arg("--help").output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let last = text.trim_end().lines().last().unwrap_or("");
+        assert!(
+            text.contains("Example: connect4 "),
+            "{sub:?} --help has no example:\n{text}"
+        );
+        assert!(!last.is_empty(), "{sub:?}");
+    }
+}

@@ -39,23 +39,23 @@ pub struct Args {
     #[arg(long, default_value = "results.json")]
     pub results: PathBuf,
     /// Games against random on each side.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
     /// Share of wins against random needed on each side.
     #[arg(long, default_value_t = 0.95)]
     pub pass_rate: f64,
     /// Games against greedy and against alphabeta:depth=4 (colour-swapped
     /// pairs from random 2-ply openings).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub match_games: u32,
     /// Tactical positions of each kind.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub tactics: u32,
     /// Seed of the openings, the positions and the opponents.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games played at once (default: the number of cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::run::at_least_one)]
     pub concurrency: Option<usize>,
     /// Time an engine may take beyond its movetime or clock (ms).
     #[arg(long, default_value_t = 200)]

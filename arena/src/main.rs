@@ -23,42 +23,67 @@ use connect4_arena::{compliance, grade};
 /// speak the connect4 protocol. With no subcommand, a short demonstration
 /// match between two engines built from this repository.
 #[derive(Parser)]
-#[command(version, about, after_help = ENGINE_HELP)]
+#[command(version, about, after_help = MAIN_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
 }
 
-/// How engines are given, shown under every command's help.
-const ENGINE_HELP: &str = "\
-Engines: --engine 'name=NAME,cmd=PROGRAM,arg=ARG,...,LIMIT,option.NAME=VALUE'
-  LIMIT: movetime=MS | depth=N | nodes=N | tc=SECONDS+INCREMENT (default movetime=100);
-  margin=MS overrides --time-margin; option.agent='alphabeta:depth=4' sets an engine
-  option; quote values that hold commas; cmd=self runs this binary's built-in engine.
-Forfeits: illegal move, time, crash, stall (no reply, or no pong during a search),
-  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C stops starting games
-  and finishes the running ones (twice: abandons them); the log keeps every finished
-  game and running again with the same --log resumes.";
+/// Under the top-level help: what no arguments does, then the engines.
+const MAIN_HELP: &str = concat!(
+    "With no arguments: a 20-game demonstration match (10 colour-swapped pairs from\n",
+    "random 2-ply openings) between this repository's engine at 50 ms a move\n",
+    "(name=solver,cmd=self,movetime=50) and the course's alphabeta:depth=4 agent\n",
+    "(name=alphabeta-4,cmd=self,movetime=1000,option.agent=alphabeta:depth=4), both\n",
+    "as engine processes, as many games at once as there are cores.\n\n",
+    "Example: connect4-arena match --engine name=a,cmd=self --engine \"name=b,cmd=self,option.agent='mcts'\"\n\n",
+    "Engines: --engine 'name=NAME,cmd=PROGRAM,arg=ARG,...,LIMIT,option.NAME=VALUE'; see\n",
+    "connect4-arena match --help."
+);
 
 #[derive(Subcommand)]
 enum Cmd {
     /// Play a match between two engines: game pairs from the same opening
     /// with colours swapped.
-    #[command(after_help = ENGINE_HELP)]
+    #[command(after_help = concat!(
+        "Example: connect4-arena match --engine 'name=new,cmd=target/release/connect4,movetime=100' \\\n",
+        "  --engine \"name=ab4,cmd=self,option.agent='alphabeta:depth=4'\" --games 200 --log games.jsonl\n\n",
+        "Engines: --engine 'name=NAME,cmd=PROGRAM,arg=ARG,...,LIMIT,option.NAME=VALUE'\n",
+        "  LIMIT: movetime=MS | depth=N | nodes=N | tc=SECONDS+INCREMENT (default movetime=100);\n",
+        "  margin=MS overrides --time-margin; option.agent='alphabeta:depth=4' sets an engine\n",
+        "  option; quote values that hold commas; cmd=self runs this binary's built-in engine.\n",
+        "Forfeits: illegal move, time, crash, stall (no reply, or no pong during a search),\n",
+        "  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C stops starting games\n",
+        "  and finishes the running ones (twice: abandons them); the log keeps every finished\n",
+        "  game and running again with the same --log resumes."
+    ))]
     Match(MatchArgs),
     /// A round robin or gauntlet between three or more engines, with a
-    /// crosstable.
-    #[command(after_help = ENGINE_HELP)]
+    /// crosstable and a rating list.
+    #[command(
+        after_help = "Example: connect4-arena tournament --engine name=a,cmd=self \\\n  \
+        --engine \"name=b,cmd=self,option.agent='mcts'\" --engine \"name=c,cmd=self,option.agent=greedy\" --games 10\n\n\
+        Engines as in connect4-arena match --help."
+    )]
     Tournament(TournamentArgs),
     /// Combine the logs of shards (or of any runs of the same schedule) and
     /// print their results.
+    #[command(
+        after_help = "Example: connect4-arena merge part1.jsonl part2.jsonl part3.jsonl --summary all.json"
+    )]
     Merge(MergeArgs),
     /// Grade an engine as a course autograder does and write Gradescope's
     /// results.json.
-    #[command(after_help = ENGINE_HELP)]
+    #[command(
+        after_help = "Example: connect4-arena grade --engine 'cmd=./student-engine' --results results.json\n\n\
+        Engines as in connect4-arena match --help."
+    )]
     Grade(grade::Args),
     /// Check an engine's protocol compliance and print each check.
-    #[command(after_help = ENGINE_HELP)]
+    #[command(
+        after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
+        Engines as in connect4-arena match --help."
+    )]
     Compliance(compliance::Args),
     /// Serve the engine protocol on stdin/stdout (used to spawn copies of
     /// this binary as engines: cmd=self in a spec).

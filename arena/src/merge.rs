@@ -100,6 +100,8 @@ pub fn run(options: &MergeOptions) -> Result<ExitCode> {
     if engines.len() > 2 {
         writeln!(out)?;
         write!(out, "{}", results.crosstable())?;
+        writeln!(out)?;
+        write!(out, "{}", results.rating_table())?;
     }
     write_outputs(&results, options.summary, options.csv)?;
     Ok(ExitCode::SUCCESS)

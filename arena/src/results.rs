@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use connect4::Player;
-use connect4::stats::{Decision, PairedTally, Sprt, Tally};
+use connect4::stats::{Decision, PairedTally, Sprt, Tally, ratings};
 
 use crate::log::GameLine;
 
@@ -342,6 +342,62 @@ impl Results {
         out
     }
 
+    /// The rating list of three or more engines: maximum-likelihood Elo
+    /// over every game, best first, with 95% intervals.
+    pub fn rating_list(&self) -> Vec<RatingEntry> {
+        let index = |name: &str| self.engines.iter().position(|e| e.name == name);
+        let results: Vec<(usize, usize, f64, u32)> = self
+            .pairings
+            .iter()
+            .filter_map(|p| {
+                let t = &p.tally;
+                let points = f64::from(t.wins) + f64::from(t.draws) / 2.0;
+                Some((index(&p.a)?, index(&p.b)?, points, t.games()))
+            })
+            .collect();
+        let mut list: Vec<RatingEntry> = ratings(self.engines.len(), &results)
+            .into_iter()
+            .zip(&self.engines)
+            .map(|(r, e)| RatingEntry {
+                name: e.name.clone(),
+                // + 0.0 turns -0.0 into 0.0 for display.
+                elo: r.elo + 0.0,
+                low: r.low,
+                high: r.high,
+                games: e.games,
+                points: e.points,
+            })
+            .collect();
+        list.sort_by(|x, y| y.elo.total_cmp(&x.elo));
+        list
+    }
+
+    /// The rating list as a table.
+    pub fn rating_table(&self) -> String {
+        let list = self.rating_list();
+        let width = list.iter().map(|e| e.name.len()).max().unwrap_or(6).max(6);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:>3} {:<width$} {:>7} {:>17} {:>6} {:>7}",
+            "#", "engine", "Elo", "95%", "games", "points"
+        );
+        for (rank, e) in list.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{:>3} {:<width$} {:>+7.1} [{:>+7.1}, {:>+7.1}] {:>6} {:>7.1}",
+                rank + 1,
+                e.name,
+                e.elo,
+                e.low,
+                e.high,
+                e.games,
+                e.points
+            );
+        }
+        out
+    }
+
     /// The `--csv` file: one row per pairing.
     pub fn csv(&self) -> String {
         let mut out = String::from(
@@ -352,7 +408,7 @@ impl Results {
             let t = &p.tally;
             let (elo, low, high) = t.elo();
             let [ll, ld, dd, wd, ww] = t.penta;
-            let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+            let quote = |s: &str| format!("\"{}\"", csv_text(s).replace('"', "\"\""));
             let _ = writeln!(
                 out,
                 "{},{},{},{},{},{},{:.4},{:.2},{:.2},{:.2},{:.4},{:.4},{ll},{ld},{dd},{wd},{ww},{},{}",
@@ -383,6 +439,11 @@ impl Results {
             games: self.games,
             pairings: self.pairings.iter().map(PairingSummary::of).collect(),
             engines: self.engines.iter().map(EngineSummary::of).collect(),
+            ratings: if self.engines.len() > 2 {
+                self.rating_list()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -401,6 +462,36 @@ pub struct Summary {
     pub pairings: Vec<PairingSummary>,
     /// Per engine, in the order given.
     pub engines: Vec<EngineSummary>,
+    /// With three or more engines, the rating list, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ratings: Vec<RatingEntry>,
+}
+
+/// One engine on the rating list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingEntry {
+    /// Its name.
+    pub name: String,
+    /// Maximum-likelihood Elo, relative to the pool's mean.
+    pub elo: f64,
+    /// 95% interval, low end.
+    pub low: f64,
+    /// 95% interval, high end.
+    pub high: f64,
+    /// Games played.
+    pub games: u32,
+    /// Points scored.
+    pub points: f64,
+}
+
+/// A CSV cell's text, made inert for spreadsheets: a leading `=`, `+`, `-`
+/// or `@` would start a formula, so it gets a `'` in front.
+fn csv_text(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    }
 }
 
 /// One pairing in the summary, from engine `a`'s view.
@@ -549,5 +640,19 @@ impl EngineSummary {
             depth_per_move: e.per_move(e.depth as f64),
             forfeits: e.forfeits.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_never_start_a_formula() {
+        assert_eq!(csv_text("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(csv_text("-2+3"), "'-2+3");
+        assert_eq!(csv_text("@SUM"), "'@SUM");
+        assert_eq!(csv_text("+1"), "'+1");
+        assert_eq!(csv_text("alphabeta"), "alphabeta");
     }
 }

@@ -53,7 +53,7 @@ pub struct RunArgs {
     pub seed: u64,
     /// Games played at once, each with its own engine processes (default:
     /// the number of cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     pub concurrency: Option<usize>,
     /// Time an engine may take beyond its movetime or clock before it
     /// forfeits on time, for process and pipe overhead (ms).
@@ -107,6 +107,14 @@ impl RunArgs {
             csv: None,
             shard: None,
         }
+    }
+}
+
+/// A whole number of at least 1.
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{text}': expected a whole number of at least 1")),
     }
 }
 
@@ -340,6 +348,8 @@ struct Recorder<'a> {
     finished: Vec<usize>,
     /// Why the run stopped early, if an engine keeps failing.
     failing: Option<String>,
+    /// Points and games of each engine in this run's new games.
+    standing: Vec<(f64, u32)>,
     progress: Progress,
     games: Vec<GameLine>,
     played: u64,
@@ -383,6 +393,7 @@ impl<'a> Recorder<'a> {
             early: vec![Vec::new(); plan.specs.len()],
             finished: vec![0; plan.specs.len()],
             failing: None,
+            standing: vec![(0.0, 0); plan.specs.len()],
             progress: Progress::new("games", todo as u64),
             games: logged,
             played: 0,
@@ -419,6 +430,13 @@ impl<'a> Recorder<'a> {
         self.live
             .add(self.plan.pairings[0], job.first, job.second, &line);
         self.watch_forfeits(job, &line);
+        for (engine, points) in [
+            (job.first, line.first_points()),
+            (job.second, 1.0 - line.first_points()),
+        ] {
+            self.standing[engine].0 += points;
+            self.standing[engine].1 += 1;
+        }
         self.new_moves += line.plies.len();
         self.games.push(line);
         self.show_progress();
@@ -464,8 +482,23 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// The progress line (and the SPRT's decision, which it shows).
+    /// The progress line (and the SPRT's decision, which it shows): the
+    /// first pairing's score in a match, every engine's in a tournament.
     fn show_progress(&mut self) {
+        if self.plan.specs.len() > 2 {
+            let mut order: Vec<usize> = (0..self.standing.len()).collect();
+            order.sort_by(|&a, &b| self.standing[b].0.total_cmp(&self.standing[a].0));
+            let message = order
+                .iter()
+                .map(|&i| {
+                    let (points, games) = self.standing[i];
+                    format!("{} {points}/{games}", self.plan.names[i])
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.progress.update(self.played, &message);
+            return;
+        }
         let t = self.live.tally();
         let mut message = format!(
             "{}: +{} ={} -{} ({:.1}%, Elo {})",
@@ -615,6 +648,8 @@ fn report_run(
     if plan.specs.len() > 2 {
         writeln!(out)?;
         write!(out, "{}", results.crosstable())?;
+        writeln!(out)?;
+        write!(out, "{}", results.rating_table())?;
     }
     write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
     if speed.played > 0 {

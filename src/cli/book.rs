@@ -15,21 +15,19 @@ use connect4::book::{Book, BookError};
 #[derive(clap::Subcommand)]
 pub enum What {
     /// Build a book with the solver, or carry on building the one in --out.
-    ///
-    /// Example: connect4 book build --out book.c4book --depth 10 --time 3600
+    #[command(after_help = "Example: connect4 book build --out book.c4book --depth 10 --time 3600")]
     Build(BuildArgs),
     /// Combine books of one board (for example the shards of one ply) and
     /// mark the plies they complete.
-    ///
-    /// Example: connect4 book merge --out book.c4book part1.c4book part2.c4book
+    #[command(
+        after_help = "Example: connect4 book merge --out book.c4book part1.c4book part2.c4book"
+    )]
     Merge(MergeArgs),
     /// Re-solve a random sample of a book's positions and compare.
-    ///
-    /// Example: connect4 book verify --sample 200
+    #[command(after_help = "Example: connect4 book verify --sample 200")]
     Verify(VerifyArgs),
     /// Print what a book covers.
-    ///
-    /// Example: connect4 book stats book/7x6x4.c4book
+    #[command(after_help = "Example: connect4 book stats book/7x6x4.c4book")]
     Stats(StatsArgs),
 }
 

@@ -38,20 +38,37 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Solve positions exactly: one move string per argument or stdin line.
+    #[command(
+        after_help = "Example: connect4 solve 4453 7422341   (prints '4453 -1' and '7422341 13')"
+    )]
     Solve(solve::Args),
     /// Solve labelled positions, check every score, and report the speed.
+    #[command(after_help = "Example: connect4 bench ../shared/bench/Test_L2_R2 --limit 100")]
     Bench(bench::Args),
     /// Count the distinct positions reachable after exactly N plies.
+    #[command(after_help = "Example: connect4 perft 9   (558186 positions)")]
     Perft(perft::Args),
     /// Train a learning agent.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example: connect4 train qlearning --episodes 12000 --out q.json, then \
+                      connect4 play --agent qlearning:model=q.json"
+    )]
     Train(train::What),
     /// Tune an evaluator's weights by self-play.
+    #[command(
+        after_help = "Example: connect4 tune --eval local --iterations 6 --pairs 100 --out w.json, \
+                            then connect4 --agent alphabeta:eval=local,weights=w.json"
+    )]
     Tune(tune::Args),
     /// Play a game in the terminal against any agent.
+    #[command(after_help = "Example: connect4 play --agent mcts:simulations=5000 --human second")]
     Play(play::Args),
     /// Build, merge, verify and describe opening books.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example: connect4 book build --out book.c4book --depth 10 --time 3600"
+    )]
     Book(book::What),
 }
 

@@ -15,6 +15,10 @@ use connect4::progress::Progress;
 #[derive(clap::Subcommand)]
 pub enum What {
     /// A tabular Q-learning player (`qlearning:model=FILE`).
+    #[command(
+        after_help = "Example: connect4 train qlearning --episodes 12000 --out q.json, \
+                            then connect4 play --agent qlearning:model=q.json"
+    )]
     Qlearning(Args),
 }
 
@@ -121,6 +125,12 @@ pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
         100.0 * last.win_rate,
         100.0 * last.draw_rate,
         last.mean_reward
+    )?;
+    writeln!(
+        out,
+        "play it: connect4 play --agent qlearning:model={0}; in a match: connect4-arena match \
+         --engine \"name=q,cmd=self,option.agent='qlearning:model={0}'\" --engine name=solver,cmd=self",
+        args.out.display()
     )?;
     Ok(ExitCode::SUCCESS)
 }
