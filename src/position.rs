@@ -171,7 +171,7 @@ impl Position {
     /// The player whose turn it is.
     #[inline]
     pub fn side_to_move(&self) -> Player {
-        if self.moves % 2 == 0 {
+        if self.moves.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second
@@ -466,7 +466,11 @@ impl Position {
         let mut p = Position::new(rules);
         p.mask = first | second;
         p.moves = (first | second).count_ones() as u8;
-        p.current = if p.moves % 2 == 0 { first } else { second };
+        p.current = if p.moves.is_multiple_of(2) {
+            first
+        } else {
+            second
+        };
         p
     }
 }

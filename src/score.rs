@@ -73,7 +73,7 @@ pub fn winning_stone(p: &Position, score: i32) -> Option<u32> {
 /// under perfect play, for an exact non-zero score of `p`.
 pub fn end_ply(p: &Position, score: i32) -> Option<u32> {
     let stones = winning_stone(p, score)?;
-    let winner_moves_first = (score > 0) == (p.moves_played() % 2 == 0);
+    let winner_moves_first = (score > 0) == p.moves_played().is_multiple_of(2);
     Some(if winner_moves_first {
         2 * stones - 1
     } else {

@@ -51,7 +51,7 @@ impl Naive {
 
     fn play(&mut self, c: usize) {
         let h = self.height(c);
-        self.cells[c][h] = if self.moves % 2 == 0 { 1 } else { 2 };
+        self.cells[c][h] = if self.moves.is_multiple_of(2) { 1 } else { 2 };
         self.moves += 1;
     }
 
@@ -140,7 +140,11 @@ fn cross_check(rules: Rules, games: usize, seed: u64) {
                 break;
             }
             assert_eq!(p.legal_moves(), naive.legal(), "{ctx}");
-            let (me, them) = if naive.moves % 2 == 0 { (1, 2) } else { (2, 1) };
+            let (me, them) = if naive.moves.is_multiple_of(2) {
+                (1, 2)
+            } else {
+                (2, 1)
+            };
             assert_eq!(
                 cells_of(&p, p.own_winning_cells()),
                 naive.winning_cells(me),

@@ -141,19 +141,20 @@ impl MctsAgent {
     /// The node of `p` in the kept tree (the root, a child or a grandchild),
     /// or a fresh tree.
     fn root_for(&mut self, p: &Position) -> u32 {
-        if self.reuse && self.nodes.len() < MAX_TREE_NODES {
-            if let Some(root) = self.root {
-                let mut candidates = vec![root];
-                for &child in &self.nodes[root as usize].children {
-                    candidates.push(child);
-                    candidates.extend(&self.nodes[child as usize].children);
-                }
-                if let Some(&found) = candidates
-                    .iter()
-                    .find(|&&n| self.nodes[n as usize].pos == *p)
-                {
-                    return found;
-                }
+        if self.reuse
+            && self.nodes.len() < MAX_TREE_NODES
+            && let Some(root) = self.root
+        {
+            let mut candidates = vec![root];
+            for &child in &self.nodes[root as usize].children {
+                candidates.push(child);
+                candidates.extend(&self.nodes[child as usize].children);
+            }
+            if let Some(&found) = candidates
+                .iter()
+                .find(|&&n| self.nodes[n as usize].pos == *p)
+            {
+                return found;
             }
         }
         self.nodes.clear();

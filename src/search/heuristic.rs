@@ -26,7 +26,7 @@ pub fn threats(p: &Position) -> i32 {
     let opp_threats = p.winning_cells(opp);
     // 0-based even rows are 1-based odd rows: the first player's good rows.
     let odd_rows = odd_rows_mask(p);
-    let first_to_move = p.moves_played() % 2 == 0;
+    let first_to_move = p.moves_played().is_multiple_of(2);
     let (own_good, opp_good) = if first_to_move {
         (odd_rows, p.board_mask() & !odd_rows)
     } else {
@@ -52,7 +52,7 @@ fn odd_rows_mask(p: &Position) -> u64 {
 fn centre_mask(p: &Position) -> u64 {
     let n = p.columns();
     let mut m = p.column_mask(n / 2);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         m |= p.column_mask(n / 2 - 1);
     }
     m

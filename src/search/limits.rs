@@ -114,7 +114,7 @@ impl Budget {
         self.nodes += 1;
         if self.nodes >= self.node_limit {
             self.aborted = true;
-        } else if self.nodes % POLL_INTERVAL == 0 {
+        } else if self.nodes.is_multiple_of(POLL_INTERVAL) {
             self.poll();
         }
         self.aborted

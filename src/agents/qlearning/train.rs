@@ -338,7 +338,7 @@ impl Learner {
         // The learner's last (state, column), waiting for its target.
         let mut pending: Option<((u64, bool), u32)> = None;
         let reward = loop {
-            let learner_turn = (p.moves_played() % 2 == 0) == learner_first;
+            let learner_turn = p.moves_played().is_multiple_of(2) == learner_first;
             if learner_turn {
                 let state = model::state(&p);
                 if let Some((s, a)) = pending.take() {
