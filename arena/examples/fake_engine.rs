@@ -20,6 +20,9 @@
 //! - `ignore-stdin`: plays, but at end of input sleeps on instead of exiting;
 //! - `pong-only`: answers `ping` but never `go`;
 //! - `flood`: answers `go` with `info` lines, as fast as it can, forever;
+//! - `chaos`: plays, but each `go` has a 2% chance of each of: exiting, a
+//!   line that is not JSON, an illegal column, a reply with another id, and
+//!   a stall of 5 s (for soak runs);
 //! - `sleep`: sleeps an hour (the child of `fork-and-exit`).
 
 use std::io::{BufRead, Write};
@@ -97,6 +100,7 @@ fn main() {
                     .expect("a child");
                 std::process::exit(4);
             }
+            "go" if mode == "chaos" && chaos(&mut out, &id) => continue,
             "go" => {
                 moves_asked += 1;
                 if number("crash-at=") == Some(moves_asked) {
@@ -155,6 +159,51 @@ fn main() {
     if mode == "ignore-stdin" {
         std::thread::sleep(Duration::from_secs(3600));
     }
+}
+
+/// Misbehaves now and then for `chaos`: true if it did (and the request is
+/// dealt with), false to answer normally.
+fn chaos(out: &mut std::io::Stdout, id: &Option<Id>) -> bool {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    if STATE.load(Ordering::Relaxed) == 0 {
+        STATE.store(u64::from(std::process::id()) | 1, Ordering::Relaxed);
+    }
+    // xorshift64
+    let mut x = STATE.load(Ordering::Relaxed);
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    STATE.store(x, Ordering::Relaxed);
+    match x % 50 {
+        0 => std::process::exit(5),
+        1 => {
+            writeln!(out, "not json at all").ok();
+        }
+        2 => {
+            let reply = Reply::Bestmove {
+                id: id.clone(),
+                column: 9,
+                score: WireScore::default(),
+                depth: 0,
+                nodes: 0,
+                time_ms: 0,
+                pv: Vec::new(),
+            };
+            writeln!(out, "{}", reply.to_line()).ok();
+        }
+        3 => {
+            writeln!(
+                out,
+                r#"{{"type":"bestmove","id":"someone else's","move":1}}"#
+            )
+            .ok();
+        }
+        4 => std::thread::sleep(Duration::from_secs(5)),
+        _ => return false,
+    }
+    out.flush().ok();
+    true
 }
 
 /// Writes valid `info` lines for request `id` until the pipe closes.

@@ -19,14 +19,119 @@ pub const VERSION: u32 = 1;
 /// Longest accepted request line, in bytes (1 MiB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// A request id: a string or a number, echoed on every reply to the request.
+/// A request id: a string or a number, echoed on every reply to the
+/// request exactly as the request wrote it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Id {
-    /// A numeric id, kept as written.
-    Number(serde_json::Number),
+    /// A numeric id, as written (`1e2` stays `1e2`, `-0` stays `-0`).
+    Number(IdNumber),
     /// A string id.
     Text(String),
+    /// A string id only its JSON text can hold (an escaped lone surrogate,
+    /// which is valid JSON but no Unicode text), echoed as written.
+    #[serde(skip_deserializing)]
+    Raw(RawId),
+}
+
+/// The JSON text of a numeric id, as the request wrote it. Two are equal
+/// when they are the same number (`5` and `5.0`), so that an engine that
+/// reformats an id still answers its request.
+#[derive(Clone, Debug)]
+pub struct IdNumber(String);
+
+impl PartialEq for IdNumber {
+    fn eq(&self, other: &IdNumber) -> bool {
+        self.0 == other.0
+            || matches!(
+                (self.0.parse::<f64>(), other.0.parse::<f64>()),
+                (Ok(a), Ok(b)) if a == b
+            )
+    }
+}
+
+impl Eq for IdNumber {}
+
+impl IdNumber {
+    /// The id as a whole number, if it is one.
+    pub fn as_u64(&self) -> Option<u64> {
+        self.0.parse().ok()
+    }
+
+    /// The id as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+macro_rules! id_number_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for IdNumber {
+            fn from(n: $t) -> IdNumber {
+                IdNumber(n.to_string())
+            }
+        }
+    )*};
+}
+id_number_from!(i32, i64, u32, u64);
+
+impl Serialize for IdNumber {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw = serde_json::value::RawValue::from_string(self.0.clone())
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for IdNumber {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IdNumber, D::Error> {
+        let n = serde_json::Number::deserialize(d)?;
+        Ok(IdNumber(n.to_string()))
+    }
+}
+
+/// The JSON text of a string id that Rust text cannot hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawId(String);
+
+impl Serialize for RawId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw = serde_json::value::RawValue::from_string(self.0.clone())
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
+}
+
+/// The `id` of a request line, as its JSON text, read without reading the
+/// rest of the line (which may not be valid).
+#[derive(Deserialize)]
+struct IdOnly<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The id of a request line as written; `Err` with the message for an id
+/// that is neither a string nor a number.
+fn raw_id(text: &str) -> Result<Option<Id>, String> {
+    let Some(raw) = serde_json::from_str::<IdOnly>(text).ok().and_then(|o| o.id) else {
+        return Ok(None);
+    };
+    let json = raw.get();
+    match json.as_bytes().first() {
+        Some(b'"') => Ok(Some(match serde_json::from_str::<String>(json) {
+            Ok(s) => Id::Text(s),
+            Err(_) => Id::Raw(RawId(json.to_string())),
+        })),
+        Some(b'-' | b'0'..=b'9') => Ok(Some(Id::Number(IdNumber(json.to_string())))),
+        Some(b'n') => Ok(None),
+        _ => {
+            let found =
+                serde_json::from_str::<Value>(json).map_or("something else", |v| kind_of(&v));
+            Err(format!(
+                "field 'id': expected a string or a number, found {found}"
+            ))
+        }
+    }
 }
 
 /// A request: an optional id and a command.
@@ -266,8 +371,7 @@ pub enum ErrorCode {
     BadPosition,
     /// `go` or `analyze` on a finished game.
     GameOver,
-    /// No longer sent (requests now wait for the running search); kept so
-    /// that clients written for it still read replies.
+    /// Too many requests already wait for the running search.
     Busy,
     /// An unknown option or a value out of range.
     BadOption,
@@ -449,8 +553,14 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
             format!("not UTF-8: invalid byte at offset {}", e.valid_up_to()),
         )
     })?;
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| err(None, ErrorCode::BadJson, format!("not JSON: {e}")))?;
+    let id = raw_id(text);
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        err(
+            id.clone().ok().flatten(),
+            ErrorCode::BadJson,
+            format!("not JSON: {e}"),
+        )
+    })?;
     let Value::Object(object) = &value else {
         return Err(err(
             None,
@@ -458,22 +568,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
             format!("expected a JSON object, found {}", kind_of(&value)),
         ));
     };
-    let id = match object.get("id") {
-        None | Some(Value::Null) => None,
-        Some(v @ (Value::String(_) | Value::Number(_))) => {
-            Some(serde_json::from_value(v.clone()).expect("a string or number is an id"))
-        }
-        Some(other) => {
-            return Err(err(
-                None,
-                ErrorCode::BadRequest,
-                format!(
-                    "field 'id': expected a string or a number, found {}",
-                    kind_of(other)
-                ),
-            ));
-        }
-    };
+    let id = id.map_err(|m| err(None, ErrorCode::BadRequest, m))?;
     let cmd = match object.get("cmd") {
         Some(Value::String(s)) => s.as_str(),
         Some(other) => {
@@ -502,6 +597,8 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     let mut request: Request = serde_json::from_value(Value::Object(checked))
         .map_err(|e| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {e}")))?;
     request.warnings = warnings;
+    // The id as written, not as the number it reads as.
+    request.id = id.clone();
     match &request.command {
         Command::Go(limits) | Command::Analyze(limits) => {
             validate_limits(object, limits)

@@ -8,9 +8,11 @@
 //!
 //! `ping`, `hello`, `stop` and `quit` are answered at once. Every other
 //! request runs in order: one that arrives while a search runs waits in a
-//! queue until the search has answered. Every queue is bounded: the reader
-//! stops reading while [`MAX_WAITING`] requests wait, and replies wait for
-//! the writer (which waits for the client to read); `info` lines are
+//! queue until the search has answered. Every queue is bounded: at most
+//! [`MAX_QUEUED`] requests wait (more get a `busy` error, so that a `stop`
+//! behind them is still read), the reader is at most [`MAX_UNREAD`] lines
+//! ahead of the session loop, and replies wait for the writer (which waits
+//! for the client to read; then nothing more is read); `info` lines are
 //! dropped rather than waited for.
 
 use std::collections::VecDeque;
@@ -38,8 +40,11 @@ use crate::score::{Outcome, end_ply};
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
 /// Largest table size `hash_mb` accepts, in MiB.
 const MAX_HASH_MB: i64 = 16 * 1024;
-/// Requests read but not yet carried out, at most; the reader waits beyond.
-pub const MAX_WAITING: usize = 256;
+/// Requests waiting for a search, at most; more get a `busy` error.
+pub const MAX_QUEUED: usize = 256;
+/// Lines read and not yet taken by the session loop, at most; the reader
+/// waits beyond (the loop is then held up by a client that does not read).
+const MAX_UNREAD: usize = 64;
 /// Replies waiting for the writer, at most.
 const MAX_UNWRITTEN: usize = 1024;
 /// After end of input, how long a search with limits may still run by
@@ -101,19 +106,19 @@ struct Outgoing {
 
 impl Outgoing {
     fn line(&self) -> String {
-        if self.warnings.is_empty() {
-            return self.reply.to_line();
+        let mut line = self.reply.to_line();
+        if !self.warnings.is_empty() && line.ends_with('}') {
+            // Spliced in as text, so that the id stays exactly as written.
+            line.pop();
+            let warnings = serde_json::to_string(&self.warnings).expect("strings serialise");
+            line.push_str(&format!(",\"warnings\":{warnings}}}"));
         }
-        let mut value = serde_json::to_value(&self.reply).expect("replies serialise");
-        if let Value::Object(map) = &mut value {
-            map.insert("warnings".into(), self.warnings.clone().into());
-        }
-        value.to_string()
+        line
     }
 }
 
-/// How many requests were read and not yet carried out; the reader waits
-/// while there are [`MAX_WAITING`].
+/// How many lines were read and not yet taken by the session loop; the
+/// reader waits while there are [`MAX_UNREAD`].
 #[derive(Default)]
 struct Waiting {
     count: Mutex<usize>,
@@ -123,7 +128,7 @@ struct Waiting {
 impl Waiting {
     fn add(&self) {
         let mut n = self.count.lock().unwrap_or_else(|e| e.into_inner());
-        while *n >= MAX_WAITING {
+        while *n >= MAX_UNREAD {
             n = self.changed.wait(n).unwrap_or_else(|e| e.into_inner());
         }
         *n += 1;
@@ -265,6 +270,7 @@ impl Session {
             };
             match event {
                 Event::Line(bytes) => {
+                    self.waiting.done();
                     if self.line(&bytes) == Flow::Quit {
                         return Ok(());
                     }
@@ -306,7 +312,6 @@ impl Session {
         let request = match parse_request(line) {
             Ok(r) => r,
             Err(e) => {
-                self.waiting.done();
                 self.send(e.reply());
                 return Flow::Continue;
             }
@@ -319,8 +324,18 @@ impl Session {
             Command::Hello | Command::Ping | Command::Stop | Command::Quit
         );
         if at_once || !self.searching {
-            self.waiting.done();
             return self.handle(request);
+        }
+        if self.queued.len() >= MAX_QUEUED {
+            self.send_with(
+                error(
+                    request.id,
+                    ErrorCode::Busy,
+                    format!("{MAX_QUEUED} requests already wait for the running search; send stop, or wait for its reply"),
+                ),
+                request.warnings,
+            );
+            return Flow::Continue;
         }
         self.queued.push_back(request);
         Flow::Continue
@@ -332,7 +347,6 @@ impl Session {
             let Some(request) = self.queued.pop_front() else {
                 return;
             };
-            self.waiting.done();
             self.handle(request);
         }
     }
@@ -377,7 +391,6 @@ impl Session {
     /// `quit` came: the requests still waiting are answered with an error.
     fn cancel_queued(&mut self) {
         while let Some(r) = self.queued.pop_front() {
-            self.waiting.done();
             self.send(error(
                 r.id,
                 ErrorCode::Cancelled,
@@ -668,24 +681,25 @@ fn score_on_wire(p: &Position, s: SearchScore, agent_value: Option<i32>) -> Wire
     }
 }
 
+/// Output shared with a test.
+#[cfg(test)]
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// Output shared with the test.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     fn session(input: &'static str, after_input: Duration) -> Vec<Value> {
         let out = Shared::default();
@@ -760,5 +774,44 @@ mod tests {
             .collect();
         assert_eq!(kinds, [("bestmove", 1), ("error", 2), ("ok", 3)]);
         assert_eq!(replies[1]["code"], "cancelled");
+    }
+}
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+
+    #[test]
+    fn ids_come_back_exactly_as_written() {
+        // Numbers keep their spelling; strings are the same string (here
+        // one that only JSON text can hold).
+        for id in ["1e2", "-0", "18446744073709551616", "0.10", "\"\\ud800\""] {
+            let line =
+                format!("{{\"cmd\":\"ping\",\"id\":{id}}}\n{{\"cmd\":\"nonsense\",\"id\":{id}}}\n");
+            let out = Shared::default();
+            run_session(
+                io::Cursor::new(line),
+                out.clone(),
+                SessionOptions::default(),
+            )
+            .unwrap();
+            let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            for reply in text.lines() {
+                assert!(reply.contains(&format!("\"id\":{id}")), "{id}: {reply}");
+            }
+        }
+        // A line that is not JSON because of its lone surrogate still gets
+        // its id back.
+        let out = Shared::default();
+        let line = "{\"cmd\":\"ping\",\"id\":\"\\ud800\",\"x\":\"\\udc00\"}\n";
+        run_session(
+            io::Cursor::new(line),
+            out.clone(),
+            SessionOptions::default(),
+        )
+        .unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("\"code\":\"bad_json\""), "{text}");
+        assert!(text.contains("\"id\":\"\\ud800\""), "{text}");
     }
 }
