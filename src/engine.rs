@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use crate::agents::solver::with_own;
 use crate::agents::{Agent, SessionPlayer, scaled_value};
+use crate::book::Book;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::search::Searcher;
@@ -41,6 +42,9 @@ pub struct GoRequest {
     pub movetime: Option<Duration>,
     /// The mover's clock: time left and increment per move.
     pub clock: Option<(Duration, Duration)>,
+    /// Search until stopped (analysis): no limit, and no answer from the
+    /// book.
+    pub infinite: bool,
 }
 
 impl GoRequest {
@@ -209,6 +213,21 @@ impl Engine {
         })
     }
 
+    /// Turns the opening book on (the default) or off.
+    pub fn set_book(&mut self, on: bool) {
+        self.stop();
+        let book = on.then(Book::shipped);
+        self.players().searcher.set_book(book);
+    }
+
+    /// The book in use: its board, complete ply and positions.
+    pub fn book_info(&mut self) -> Option<(Rules, u32, usize)> {
+        let searcher = &self.players().searcher;
+        searcher
+            .book()
+            .map(|b| (b.rules(), b.complete_ply(), b.len()))
+    }
+
     /// The names of the agents a spec may start with.
     pub fn agent_names() -> Vec<String> {
         crate::agents::names().map(String::from).collect()
@@ -318,8 +337,20 @@ impl Engine {
         let limits = with_own(&request.limits(self.game.position().empty_cells()), &own);
         // Agents other than the solver stop at their own depth.
         self.unbounded = limits == Limits::none() && self.solver_answers;
+        let analysis = request.infinite;
         self.spawn(move |players, position, stop| {
             let report = match &mut players.agent {
+                None if analysis => {
+                    // Searching until stopped is analysis: the book, which
+                    // would answer at once, stays out of it.
+                    let book = players.searcher.book().cloned();
+                    players.searcher.set_book(None);
+                    let r = players
+                        .searcher
+                        .search(position, &limits, Some(stop), |r| on_report(r));
+                    players.searcher.set_book(book);
+                    r
+                }
                 None => players
                     .searcher
                     .search(position, &limits, Some(stop), |r| on_report(r)),

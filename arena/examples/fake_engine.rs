@@ -68,6 +68,7 @@ fn main() {
                     version: "0".into(),
                 },
                 options: Vec::new(),
+                book: None,
             },
             "ping" => Reply::Pong { id },
             "newgame" => {

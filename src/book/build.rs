@@ -253,7 +253,8 @@ pub fn finish_plies(book: &mut Book, depth: u32) -> u32 {
 pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<BuildEnd, BookError> {
     let start = Instant::now();
     let deadline = options.time.map(|t| start + t);
-    let mut solver = Solver::new(options.hash_mb);
+    // A book being built is not yet one to trust; solve from scratch.
+    let mut solver = Solver::new(options.hash_mb).with_book(None);
     let mut last_save = Instant::now();
     let mut ply = finish_plies(book, options.depth);
     while ply < options.depth {
@@ -306,24 +307,31 @@ pub struct Disagreement {
     pub solved: i32,
 }
 
-/// Re-solves `sample` positions of the book chosen at random (by `seed`)
-/// among those the walk reaches, and checks both the score and that the
-/// book's move keeps it. Returns how many were checked and the
-/// disagreements.
-pub fn verify(book: &Book, sample: usize, seed: u64, hash_mb: usize) -> (usize, Vec<Disagreement>) {
+/// Re-solves `sample` positions of the book of at least `min_ply` plies,
+/// chosen at random (by `seed`) among those the walk reaches, and checks
+/// both the score and that the book's move keeps it. Returns how many were
+/// checked and the disagreements.
+pub fn verify(
+    book: &Book,
+    sample: usize,
+    min_ply: u32,
+    seed: u64,
+    hash_mb: usize,
+) -> (usize, Vec<Disagreement>) {
     use rand::seq::SliceRandom;
     use rand::{SeedableRng, rngs::StdRng};
     let mut stored = Vec::new();
     let mut seen = HashSet::new();
     walk(book, book.complete_ply(), |p, _| {
-        if book.contains(p) && seen.insert(fold(p).0) {
+        if p.moves_played() >= min_ply && book.contains(p) && seen.insert(fold(p).0) {
             stored.push(*p);
         }
     });
     let mut rng = StdRng::seed_from_u64(seed);
     stored.shuffle(&mut rng);
     stored.truncate(sample);
-    let mut solver = Solver::new(hash_mb);
+    // The check must not take its answers from a book.
+    let mut solver = Solver::new(hash_mb).with_book(None);
     let mut wrong = Vec::new();
     for p in &stored {
         let m = book.lookup(p).expect("sampled from the book");
@@ -389,7 +397,7 @@ mod tests {
     fn every_entry_agrees_with_the_solver() {
         let book = small_book(8);
         assert_eq!(book.complete_ply(), 8);
-        let (checked, wrong) = verify(&book, usize::MAX, 1, 16);
+        let (checked, wrong) = verify(&book, usize::MAX, 0, 1, 16);
         assert_eq!(checked, book.len());
         assert!(wrong.is_empty(), "{wrong:?}");
         assert!(book.len() > 50, "{} entries", book.len());

@@ -38,6 +38,7 @@ pub mod build;
 mod format;
 
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use crate::position::Position;
 use crate::rules::Rules;
@@ -97,9 +98,14 @@ impl Book {
         }
     }
 
-    /// The book that ships with the engine (standard board).
-    pub fn shipped() -> Book {
-        Book::from_bytes(SHIPPED).expect("the shipped book is valid")
+    /// The book that ships with the engine (standard board), read once.
+    pub fn shipped() -> Arc<Book> {
+        static SHIPPED_BOOK: OnceLock<Arc<Book>> = OnceLock::new();
+        Arc::clone(SHIPPED_BOOK.get_or_init(|| {
+            // A test reads the shipped bytes, so this cannot fail in a build
+            // that passed its tests; an empty book is the safe fallback.
+            Arc::new(Book::from_bytes(SHIPPED).unwrap_or_else(|_| Book::new(Rules::STANDARD)))
+        }))
     }
 
     /// Reads a book file; errors name the file and what is wrong with it.
@@ -253,6 +259,18 @@ mod tests {
         let mirror = book.lookup(&position("76")).unwrap();
         assert_eq!((mirror.column, mirror.score), (4, 5));
         assert!(book.lookup(&position("13")).is_none());
+    }
+
+    #[test]
+    fn the_shipped_book_reads() {
+        let book = Book::from_bytes(SHIPPED).unwrap();
+        assert_eq!(book.rules(), Rules::STANDARD);
+        assert_eq!(Book::shipped().len(), book.len());
+        if !book.is_empty() {
+            // The empty board is a first-player win in column 4.
+            let m = book.lookup(&position("")).unwrap();
+            assert_eq!((m.column, m.score), (3, 1));
+        }
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub struct VerifyArgs {
     /// How many positions to re-solve.
     #[arg(long, default_value_t = 100)]
     sample: usize,
+    /// Only positions of at least this many plies (early ones take long).
+    #[arg(long, default_value_t = 0)]
+    min_ply: u32,
     /// Seed of the random sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -124,7 +127,7 @@ pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
 fn open_or_shipped(path: Option<&Path>) -> Result<Book, BookError> {
     match path {
         Some(p) => Book::load(p),
-        None => Ok(Book::shipped()),
+        None => Ok(Book::shipped().as_ref().clone()),
     }
 }
 
@@ -199,7 +202,7 @@ fn merge(args: &MergeArgs, out: &mut impl Write) -> Result<ExitCode> {
 fn verify(args: &VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
     let book = open_or_shipped(args.book.as_deref())?;
     let start = Instant::now();
-    let (checked, wrong) = build::verify(&book, args.sample, args.seed, args.hash_mb);
+    let (checked, wrong) = build::verify(&book, args.sample, args.min_ply, args.seed, args.hash_mb);
     for w in &wrong {
         writeln!(
             out,

@@ -320,6 +320,18 @@ pub struct EngineInfo {
     pub version: String,
 }
 
+/// The opening book an engine uses, in `hello`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BookInfo {
+    /// The board it is for, as `COLUMNSxROWSxINAROW`.
+    pub board: String,
+    /// Every position of perfect play (either side's strategy tree) up to
+    /// this ply is in it.
+    pub plies: u32,
+    /// Positions stored.
+    pub positions: usize,
+}
+
 /// One option, in `hello`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OptionInfo {
@@ -400,6 +412,9 @@ pub enum Reply {
         /// The options `setoption` accepts (optional for engines).
         #[serde(default)]
         options: Vec<OptionInfo>,
+        /// The opening book in use, if any (optional for engines).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        book: Option<BookInfo>,
     },
     /// Answer to `ping`.
     Pong {

@@ -30,9 +30,9 @@ use crate::grid;
 use crate::position::{Player, Position, Status};
 use crate::protocol::lines::{Line, LineReader};
 use crate::protocol::messages::{
-    Board, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, MAX_LINE_BYTES, MoveScore,
-    Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, Request, VERSION,
-    WireScore, parse_request,
+    Board, BookInfo, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, MAX_LINE_BYTES,
+    MoveScore, Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, Request,
+    VERSION, WireScore, parse_request,
 };
 use crate::score::{Outcome, end_ply};
 
@@ -251,6 +251,11 @@ impl Session {
             if self.input_ended.is_some() && !self.searching && self.queued.is_empty() {
                 return Ok(());
             }
+            // After end of input, a search without limits (perhaps one that
+            // waited its turn) has nobody to wait for it.
+            if self.input_ended.is_some() && self.searching && self.engine.is_unbounded() {
+                self.engine.stop();
+            }
             let event = match self.input_ended {
                 Some(at) if self.searching => {
                     let left = (at + self.after_input).saturating_duration_since(Instant::now());
@@ -399,7 +404,15 @@ impl Session {
         }
     }
 
-    fn hello(&self, id: Option<Id>) -> Reply {
+    fn hello(&mut self, id: Option<Id>) -> Reply {
+        let book = self
+            .engine
+            .book_info()
+            .map(|(rules, plies, positions)| BookInfo {
+                board: rules.to_string(),
+                plies,
+                positions,
+            });
         Reply::Hello {
             id,
             protocol: PROTOCOL.into(),
@@ -435,6 +448,17 @@ impl Session {
                     ),
                 },
                 OptionInfo {
+                    name: "book".into(),
+                    kind: "bool".into(),
+                    default: true.into(),
+                    min: None,
+                    max: None,
+                    choices: None,
+                    help: "answer from the opening book (exact scores of early positions) \
+                           where it has the position"
+                        .into(),
+                },
+                OptionInfo {
                     name: "info".into(),
                     kind: "bool".into(),
                     default: true.into(),
@@ -444,6 +468,7 @@ impl Session {
                     help: "send info replies during go".into(),
                 },
             ],
+            book,
         }
     }
 
@@ -492,6 +517,15 @@ impl Session {
     fn set_option(&mut self, id: Option<Id>, name: &str, value: &Value) -> Reply {
         let bad = |m: String| error(id.clone(), ErrorCode::BadOption, m);
         match name {
+            "book" => match value.as_bool() {
+                Some(on) => {
+                    self.engine.set_book(on);
+                    Reply::Ok { id, state: None }
+                }
+                None => bad(format!(
+                    "option 'book': expected true or false, found {value}"
+                )),
+            },
             "info" => match value.as_bool() {
                 Some(on) => {
                     self.info = on;
@@ -509,7 +543,7 @@ impl Session {
                 )),
             },
             other => bad(format!(
-                "unknown option '{other}'; options: hash_mb, agent, info"
+                "unknown option '{other}'; options: hash_mb, agent, book, info"
             )),
         }
     }
@@ -544,27 +578,20 @@ impl Session {
     }
 
     /// Checks that the game goes on; the error reply otherwise.
-    fn playable(&self, id: &Option<Id>) -> Result<Position, Reply> {
+    fn playable(&self, id: &Option<Id>) -> Result<Position, Box<Reply>> {
         let p = *self.engine.game().position();
-        match p.status() {
-            Status::Ongoing => Ok(p),
-            Status::Won(player) => Err(error(
-                id.clone(),
-                ErrorCode::GameOver,
-                format!("the game is over: the {player} won"),
-            )),
-            Status::Draw => Err(error(
-                id.clone(),
-                ErrorCode::GameOver,
-                "the game is over: draw",
-            )),
-        }
+        let why = match p.status() {
+            Status::Ongoing => return Ok(p),
+            Status::Won(player) => format!("the game is over: the {player} won"),
+            Status::Draw => "the game is over: draw".to_string(),
+        };
+        Err(Box::new(error(id.clone(), ErrorCode::GameOver, why)))
     }
 
     fn go(&mut self, id: Option<Id>, wire: &GoLimits, warnings: Vec<String>) -> Option<Reply> {
         let p = match self.playable(&id) {
             Ok(p) => p,
-            Err(reply) => return Some(reply),
+            Err(reply) => return Some(*reply),
         };
         if let Err(why) = self.engine.check_agent() {
             return Some(error(id, ErrorCode::BadOption, why));
@@ -622,7 +649,7 @@ impl Session {
     fn analyze(&mut self, id: Option<Id>, wire: &GoLimits, warnings: Vec<String>) -> Option<Reply> {
         let p = match self.playable(&id) {
             Ok(p) => p,
-            Err(reply) => return Some(reply),
+            Err(reply) => return Some(*reply),
         };
         let tx = self.tx.clone();
         let events = self.events_tx.clone();
@@ -652,6 +679,7 @@ fn go_request(wire: &GoLimits) -> GoRequest {
         depth: wire.depth.map(|d| d as u32),
         nodes: wire.nodes,
         movetime: wire.movetime_ms.map(Duration::from_millis),
+        infinite: wire.infinite,
         clock: wire.clock.map(|c| {
             (
                 Duration::from_millis(c.time_ms),

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::book::Book;
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::score;
@@ -175,8 +176,13 @@ impl Searcher {
         let start = Instant::now();
         self.prepare(p);
         self.budget = Budget::new(limits, start, stop);
-        // Step 1. A win at once, or a loss whatever we play, needs no search.
-        if let Some(r) = self.immediate(p, start) {
+        // Step 1. A win at once, or a loss whatever we play, needs no search;
+        // nor does a position of the opening book, unless a depth was asked.
+        let mut answer = self.immediate(p, start);
+        if answer.is_none() && limits.depth.is_none() {
+            answer = self.book_move(p, start);
+        }
+        if let Some(r) = answer {
             on_report(&r);
             return Some(r);
         }
@@ -222,6 +228,24 @@ impl Searcher {
             return Some(self.report(start, 1, best, score, vec![best]));
         }
         None
+    }
+
+    /// The book's move and exact score, if the book holds `p`.
+    fn book_move(&self, p: &Position, start: Instant) -> Option<Report> {
+        let m = self.solver.book_move(p)?;
+        let score = SearchScore::exact(m.score);
+        Some(self.report(start, p.empty_cells(), m.column, score, vec![m.column]))
+    }
+
+    /// Uses `book` (or none) for exact answers in the opening; the shipped
+    /// book by default.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.solver.set_book(book);
+    }
+
+    /// The book in use, if any.
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.solver.book()
     }
 
     /// Iterative deepening over the moves that do not lose at once, with

@@ -5,6 +5,9 @@ use crate::rules::Rules;
 use std::time::Instant;
 
 use crate::score;
+use std::sync::Arc;
+
+use crate::book::{Book, BookMove};
 use crate::score::Outcome;
 use crate::search::bounds_table::TranspositionTable;
 use crate::search::limits::{Budget, Limits};
@@ -42,6 +45,10 @@ pub struct Solver {
     /// The rules of the last search: keys of different boards can collide,
     /// so the table is cleared when they change.
     rules: Option<Rules>,
+    /// Exact scores of early positions, taken as they are; none for plies
+    /// beyond `book_plies`.
+    book: Option<Arc<Book>>,
+    book_plies: u32,
 }
 
 impl Solver {
@@ -57,15 +64,52 @@ impl Solver {
     /// A solver with a table of at most `hash_mb` MiB, or `None` if the
     /// memory cannot be had.
     pub fn try_new(hash_mb: usize) -> Option<Solver> {
-        Some(Solver {
-            tt: TranspositionTable::try_with_mebibytes(
-                hash_mb,
-                Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
-            )?,
-            budget: Budget::unlimited(),
-            order: Vec::new(),
-            rules: None,
-        })
+        Some(
+            Solver {
+                tt: TranspositionTable::try_with_mebibytes(
+                    hash_mb,
+                    Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
+                )?,
+                budget: Budget::unlimited(),
+                order: Vec::new(),
+                rules: None,
+                book: None,
+                book_plies: 0,
+            }
+            .with_book(Some(Book::shipped())),
+        )
+    }
+
+    /// Uses `book` (or none) for exact scores of early positions: the
+    /// shipped book by default. Benchmarks and book checks turn it off.
+    pub fn with_book(mut self, book: Option<Arc<Book>>) -> Solver {
+        self.set_book(book);
+        self
+    }
+
+    /// See [`Solver::with_book`].
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.book_plies = book.as_ref().map_or(0, |b| b.complete_ply() + 1);
+        self.book = book.filter(|b| !b.is_empty());
+    }
+
+    /// The book in use, if any.
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref()
+    }
+
+    /// The book's best move and exact score for `p`, if it has them.
+    pub fn book_move(&self, p: &Position) -> Option<BookMove> {
+        self.book_entry(p)
+    }
+
+    /// The book's exact score and best move for `p`, if it has them.
+    #[inline]
+    fn book_entry(&self, p: &Position) -> Option<BookMove> {
+        match &self.book {
+            Some(book) if p.moves_played() <= self.book_plies => book.lookup(p),
+            _ => None,
+        }
     }
 
     /// Forgets everything the table learned.
@@ -126,6 +170,9 @@ impl Solver {
         self.prepare(p);
         if p.winning_moves() != 0 {
             return Some(score::win_now(p));
+        }
+        if let Some(m) = self.book_entry(p) {
+            return Some(if weak { m.score.signum() } else { m.score });
         }
         let (mut min, mut max) = if weak {
             (-1, 1)
@@ -202,6 +249,9 @@ impl Solver {
             let cell = first_in_order(&self.order, winning);
             return Some((p.column_of(cell), score::win_now(p)));
         }
+        if let Some(m) = self.book_entry(p) {
+            return Some((m.column, m.score));
+        }
         let value = self.solve_within(p, false)?;
         // Every move that does not lose at once, centre first; if all lose
         // at once, any legal move is as good as another.
@@ -277,6 +327,10 @@ impl Solver {
         }
         if p.moves_played() + 2 >= p.columns() * p.rows() {
             return 0;
+        }
+        // Step 2b. The book's exact score of an early position.
+        if let Some(m) = self.book_entry(p) {
+            return m.score;
         }
         self.prefetch_children(p, moves);
         // Step 3. Bounds from the rules (nobody wins at once) and the table.
