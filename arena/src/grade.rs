@@ -172,6 +172,7 @@ impl Grader<'_> {
             seed: self.args.seed,
             stderr_log: None,
             max_move_time: crate::play::MAX_MOVE_TIME,
+            debug: None,
         };
         let mut games = Vec::new();
         workers::run(&config, jobs, &Flags::default(), |job, record| {

@@ -20,6 +20,7 @@
 //! judge every move are the engine crate's own.
 
 pub mod compliance;
+pub mod debug_log;
 pub mod ending;
 pub mod grade;
 pub mod group;

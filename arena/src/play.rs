@@ -13,6 +13,7 @@ use connect4::search::{MIN_HASH_MB, Solver};
 use connect4::{Game, Player, Rules, Status};
 use serde::{Deserialize, Serialize};
 
+use crate::debug_log::DebugLog;
 use crate::ending::{GameEnd, Reason};
 use crate::process::{EngineProcess, Failure, REPLY_CHARS, REPLY_TIMEOUT};
 use crate::spec::EngineSpec;
@@ -62,6 +63,8 @@ pub struct Seat {
     stderr_log: Option<Arc<StderrLog>>,
     /// Longest search without a clock.
     max_move_time: Duration,
+    /// Where every line to and from its processes goes, if anywhere.
+    debug: Option<Arc<DebugLog>>,
 }
 
 impl Seat {
@@ -74,7 +77,14 @@ impl Seat {
             process: None,
             stderr_log: None,
             max_move_time: MAX_MOVE_TIME,
+            debug: None,
         }
+    }
+
+    /// Sends every line to and from this seat's processes to `log`.
+    pub fn with_debug(mut self, log: Option<Arc<DebugLog>>) -> Seat {
+        self.debug = log;
+        self
     }
 
     /// Sets the longest search without a clock.
@@ -95,6 +105,9 @@ impl Seat {
             let mut p = EngineProcess::start_spec(&self.spec)?;
             if let Some(log) = &self.stderr_log {
                 p.log_stderr_to(&self.spec.name, Arc::clone(log));
+            }
+            if let Some(log) = &self.debug {
+                p.debug_to(&self.spec.name, Arc::clone(log));
             }
             if let Err(e) = p.greet().and_then(|()| p.configure(&self.spec)) {
                 return Err(p.explain(e));

@@ -18,6 +18,7 @@ use connect4::protocol::lines::{Line, LineReader, shorten};
 use connect4::protocol::messages::MAX_LINE_BYTES;
 use connect4::protocol::{Command as Cmd, Id, Reply, Request};
 
+use crate::debug_log::{DebugLog, Direction};
 use crate::ending::Reason;
 use crate::spec::EngineSpec;
 use crate::stderr::{QUOTED_LINES, StderrLog, Tail};
@@ -162,6 +163,8 @@ pub struct EngineProcess {
     stderr_reader: Option<std::thread::JoinHandle<()>>,
     /// Where its stderr goes when it ends, with the engine's name.
     stderr_log: Option<(String, Arc<StderrLog>)>,
+    /// Where every line to and from it goes (`--debug`), with its name.
+    debug: Option<(String, Arc<DebugLog>)>,
     /// The last line read, as the engine wrote it (for compliance advice).
     last_line: String,
     next_id: u64,
@@ -257,6 +260,7 @@ impl EngineProcess {
             stderr: tail,
             stderr_reader: Some(stderr_reader),
             stderr_log: None,
+            debug: None,
             last_line: String::new(),
             next_id: 1,
         })
@@ -296,6 +300,11 @@ impl EngineProcess {
             .stdin
             .as_mut()
             .ok_or_else(|| Failure::Crash("the engine's input is closed".into()))?;
+        if let Some((name, log)) = &self.debug {
+            for l in text.lines() {
+                log.line(name, Direction::ToEngine, l);
+            }
+        }
         let mut line = text.to_string();
         line.push('\n');
         stdin
@@ -308,6 +317,11 @@ impl EngineProcess {
     /// under the engine's `name`.
     pub fn log_stderr_to(&mut self, name: &str, log: Arc<StderrLog>) {
         self.stderr_log = Some((name.to_string(), log));
+    }
+
+    /// Writes every line to and from the engine to `log` under `name`.
+    pub fn debug_to(&mut self, name: &str, log: Arc<DebugLog>) {
+        self.debug = Some((name.to_string(), log));
     }
 
     /// The last of what the process wrote on stderr.
@@ -397,6 +411,9 @@ impl EngineProcess {
                 }));
             }
         };
+        if let Some((name, log)) = &self.debug {
+            log.line(name, Direction::FromEngine, &line);
+        }
         self.last_line.clone_from(&line);
         serde_json::from_str(&line).map(Some).map_err(|e| {
             Failure::Protocol(format!("unreadable reply '{}': {e}", shorten(&line, 80)))

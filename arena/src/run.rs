@@ -15,6 +15,7 @@ use connect4::progress::Progress;
 use connect4::stats::{Decision, PairedTally, Sprt, Tally};
 use connect4::{Player, Rules};
 
+use crate::debug_log::DebugLog;
 use crate::ending::Reason;
 use crate::log::{self, GameLine};
 use crate::play::GameRecord;
@@ -74,6 +75,10 @@ pub struct RunArgs {
     /// with the same log resumes the run.
     #[arg(long)]
     pub log: Option<PathBuf>,
+    /// Write every line to and from every engine here, with the time since
+    /// the run began and the engine's name.
+    #[arg(long, value_name = "FILE")]
+    pub debug: Option<PathBuf>,
     /// Write the results as JSON.
     #[arg(long)]
     pub summary: Option<PathBuf>,
@@ -103,6 +108,7 @@ impl RunArgs {
             adjudicate: None,
             rules: Rules::STANDARD,
             log: None,
+            debug: None,
             summary: None,
             csv: None,
             shard: None,
@@ -565,6 +571,12 @@ pub fn run_games(
             .transpose()?
             .map(Arc::new),
         max_move_time: Duration::from_secs_f64(args.max_move_time),
+        debug: args
+            .debug
+            .as_deref()
+            .map(DebugLog::create)
+            .transpose()?
+            .map(Arc::new),
     };
     let started = std::time::Instant::now();
     let cpu_before = connect4::cpu_time::own_seconds();

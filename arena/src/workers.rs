@@ -15,6 +15,7 @@ use std::time::Duration;
 use connect4::Rules;
 use connect4::agents::game_seed;
 
+use crate::debug_log::DebugLog;
 use crate::play::{Adjudicator, GameRecord, GameSetup, Seat, play_game};
 use crate::schedule::Job;
 use crate::spec::EngineSpec;
@@ -39,6 +40,8 @@ pub struct RunConfig {
     pub stderr_log: Option<Arc<StderrLog>>,
     /// Longest search without a clock.
     pub max_move_time: Duration,
+    /// Where every line to and from the engines goes (`--debug`).
+    pub debug: Option<Arc<DebugLog>>,
 }
 
 /// Whether to go on after a game.
@@ -90,6 +93,7 @@ pub fn run(
                         Seat::new(s.clone(), config.margin)
                             .with_stderr_log(config.stderr_log.clone())
                             .with_max_move_time(config.max_move_time)
+                            .with_debug(config.debug.clone())
                     })
                     .collect();
                 let mut adjudicator = config.adjudicate.map(Adjudicator::new);

@@ -1008,3 +1008,34 @@ fn every_command_s_help_has_an_example_and_no_arguments_is_explained() {
             .stderr(predicate::str::contains(says));
     }
 }
+
+#[test]
+fn debug_writes_every_line_to_and_from_every_engine() {
+    let dir = scratch("debug");
+    let debug = dir.join("debug.txt");
+    arena()
+        .args(["match", "--engine", "name=one,cmd=self,depth=1"])
+        .args([
+            "--engine",
+            "name=two,cmd=self,depth=1",
+            "--games",
+            "2",
+            "--debug",
+        ])
+        .arg(&debug)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&debug).unwrap();
+    for (engine, arrow, what) in [
+        ("one", ">", r#""cmd":"hello""#),
+        ("one", "<", r#""type":"hello""#),
+        ("two", ">", r#""cmd":"go""#),
+        ("two", "<", r#""type":"bestmove""#),
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(&format!(" {engine} {arrow} ")) && l.contains(what)),
+            "no {engine} {arrow} {what} in:\n{text}"
+        );
+    }
+}
