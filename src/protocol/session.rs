@@ -10,7 +10,7 @@
 //! request runs in order: one that arrives while a search runs waits in a
 //! queue until the search has answered. Every queue is bounded: at most
 //! [`MAX_QUEUED`] requests wait (more get a `busy` error, so that a `stop`
-//! behind them is still read), the reader is at most [`MAX_UNREAD`] lines
+//! behind them is still read), the reader is at most `MAX_UNREAD` lines
 //! ahead of the session loop, and replies wait for the writer (which waits
 //! for the client to read; then nothing more is read); `info` lines are
 //! dropped rather than waited for.
