@@ -360,10 +360,7 @@ impl Engine {
                     let report = Report {
                         depth: m.depth,
                         best: m.column,
-                        score: SearchScore {
-                            exact: false,
-                            value: m.value.map_or(0, scaled_value),
-                        },
+                        score: SearchScore::estimate(m.value.map_or(0, scaled_value)),
                         nodes: m.nodes,
                         time: start.elapsed(),
                         pv: vec![m.column],

@@ -52,7 +52,26 @@ pub enum Outcome {
     Loss,
 }
 
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::Win => "win",
+            Outcome::Draw => "draw",
+            Outcome::Loss => "loss",
+        })
+    }
+}
+
 impl Outcome {
+    /// The same outcome from the other side.
+    pub fn reversed(self) -> Outcome {
+        match self {
+            Outcome::Win => Outcome::Loss,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Loss => Outcome::Win,
+        }
+    }
+
     /// The outcome of an exact score.
     pub fn of(score: i32) -> Outcome {
         match score.signum() {

@@ -206,3 +206,46 @@ fn analysis_covers_every_legal_column() {
     assert!(scores.iter().all(|(_, s)| s.exact));
     assert_eq!(scores.iter().map(|(_, s)| s.value).max(), Some(case.score));
 }
+
+#[test]
+fn outcome_first_proves_outcomes_that_hold_and_moves_that_keep_them() {
+    use connect4::score::Outcome;
+    use connect4::search::Solver;
+    let mut solver = Solver::new(16).with_book(None);
+    let (mut proven, mut outcome_only) = (0, 0);
+    for case in cases("Test_L2_R2").iter().take(60) {
+        let p = *case.game.position();
+        for nodes in [20_000, 200_000] {
+            let r = search(&p, &Limits::nodes(nodes));
+            let Some(outcome) = r.score.outcome else {
+                continue;
+            };
+            proven += 1;
+            outcome_only += usize::from(!r.score.exact);
+            assert_eq!(outcome, Outcome::of(case.score), "{} at {nodes}", case.game);
+            // The move keeps it.
+            let mut child = p;
+            child.play(r.best);
+            let after = if p.is_winning_move(r.best) {
+                1
+            } else if child.is_full() {
+                0
+            } else {
+                -solver.solve_weak(&child)
+            };
+            assert_eq!(
+                after,
+                case.score.signum(),
+                "{}: move {} at {nodes}",
+                case.game,
+                r.best + 1
+            );
+        }
+    }
+    // Both kinds happen at these budgets: exact results, and outcomes
+    // proven before their distance.
+    assert!(
+        proven > 20 && outcome_only > 0,
+        "{proven} proven, {outcome_only} without distance"
+    );
+}

@@ -259,7 +259,10 @@ impl<W: Write> Play<'_, W> {
 /// A score for people: who wins and when, or a heuristic estimate.
 fn describe(p: &connect4::Position, s: SearchScore) -> String {
     if !s.exact {
-        return format!("about {:+}", s.value);
+        return match s.outcome {
+            Some(o) => format!("{o} (proven, distance not yet known)"),
+            None => format!("about {:+}", s.value),
+        };
     }
     match (s.value, end_ply(p, s.value)) {
         (0, _) => "draw".into(),

@@ -272,7 +272,9 @@ pub struct WireScore {
     /// The proven value (the test sets' convention) or a heuristic estimate
     /// in -99..=99, from the side to move.
     pub value: i32,
-    /// For an exact score: win, draw or loss for the side to move.
+    /// The proven outcome for the side to move: win, draw or loss. Present
+    /// with every exact score, and also when the outcome is proven before
+    /// the distance (`exact` false, `value` 99, 0 or -99).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
     /// For an exact win or loss: plies until the game ends with best play.

@@ -34,7 +34,7 @@ use crate::protocol::messages::{
     MoveScore, Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, Request,
     VERSION, WireScore, parse_request,
 };
-use crate::score::{Outcome, end_ply};
+use crate::score::end_ply;
 
 /// Least time between two `info` replies of one search.
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
@@ -700,7 +700,7 @@ fn score_on_wire(p: &Position, s: SearchScore, agent_value: Option<i32>) -> Wire
         agent_value,
         exact: s.exact,
         value: s.value,
-        outcome: s.exact.then(|| Outcome::of(s.value)),
+        outcome: s.outcome,
         plies_to_end: if s.exact {
             end_ply(p, s.value).map(|end| end - p.moves_played())
         } else {

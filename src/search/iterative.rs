@@ -26,6 +26,7 @@ use crate::book::Book;
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::score;
+use crate::score::Outcome;
 use crate::search::depth_table::{DepthTable, Entry, Kind};
 use crate::search::heuristic;
 use crate::search::limits::{Budget, Limits};
@@ -48,12 +49,46 @@ pub struct SearchScore {
     pub exact: bool,
     /// The value, from the side to move.
     pub value: i32,
+    /// The proven outcome (win, draw or loss), when it is known: always
+    /// with an exact value, and also before the distance is (then `value`
+    /// is 99, 0 or -99).
+    pub outcome: Option<Outcome>,
 }
+
+/// The heuristic value that stands for a proven outcome whose distance is
+/// not yet known: the ends of the heuristic range, or 0.
+const PROVEN_VALUE: i32 = 99;
 
 impl SearchScore {
     /// An exact game value.
     pub fn exact(value: i32) -> SearchScore {
-        SearchScore { exact: true, value }
+        SearchScore {
+            exact: true,
+            value,
+            outcome: Some(Outcome::of(value)),
+        }
+    }
+
+    /// A heuristic estimate.
+    pub fn estimate(value: i32) -> SearchScore {
+        SearchScore {
+            exact: false,
+            value,
+            outcome: None,
+        }
+    }
+
+    /// A proven outcome whose distance is not known.
+    pub fn proven(outcome: Outcome) -> SearchScore {
+        SearchScore {
+            exact: false,
+            value: match outcome {
+                Outcome::Win => PROVEN_VALUE,
+                Outcome::Draw => 0,
+                Outcome::Loss => -PROVEN_VALUE,
+            },
+            outcome: Some(outcome),
+        }
     }
 
     /// The same score from the other side.
@@ -61,6 +96,7 @@ impl SearchScore {
         SearchScore {
             exact: self.exact,
             value: -self.value,
+            outcome: self.outcome.map(Outcome::reversed),
         }
     }
 }
@@ -261,10 +297,7 @@ impl Searcher {
         let empties = p.empty_cells();
         let candidates = p.non_losing_moves();
         // Step 2. The fallback: a safe move, before any iteration completes.
-        let not_yet = SearchScore {
-            exact: false,
-            value: 0,
-        };
+        let not_yet = SearchScore::estimate(0);
         let mut last = self.report(
             start,
             0,
@@ -283,10 +316,7 @@ impl Searcher {
             let score = if exact {
                 SearchScore::exact(value / SCALE)
             } else {
-                SearchScore {
-                    exact: false,
-                    value,
-                }
+                SearchScore::estimate(value)
             };
             let pv = self.principal_variation(p, best, depth);
             last = self.report(start, depth, best, score, pv);
@@ -294,14 +324,17 @@ impl Searcher {
             if exact || forced {
                 break;
             }
-            // Step 4. Try to solve exactly, with a budget that grows with
-            // the work done so far.
+            // Step 4. Outcome first: prove win, draw or loss with null
+            // windows around 0, with a budget that grows with the work done
+            // so far; once proven, only exact attempts follow, so the
+            // proven move is never traded for a heuristic one.
             if limits.depth.is_none() && depth >= FIRST_EXACT_ATTEMPT {
                 let allowance = (self.budget.nodes() * 2).max(1 << 16);
-                if let Some((best, value)) = self.exact_attempt(p, allowance) {
-                    last = self.report(start, empties, best, SearchScore::exact(value), vec![best]);
+                if let Some((best, outcome)) = self.outcome_attempt(p, allowance) {
+                    last =
+                        self.report(start, depth, best, SearchScore::proven(outcome), vec![best]);
                     on_report(&last);
-                    break;
+                    return self.refine(p, start, last, on_report);
                 }
                 if self.budget.aborted() {
                     break;
@@ -309,6 +342,48 @@ impl Searcher {
             }
         }
         last
+    }
+
+    /// Step 5. After a proven outcome, exact attempts with doubling budgets
+    /// for the distance (the fastest win, the longest defence) while the
+    /// limits allow; the proven move stands until one succeeds.
+    fn refine(
+        &mut self,
+        p: &Position,
+        start: Instant,
+        proven: Report,
+        on_report: &mut impl FnMut(&Report),
+    ) -> Report {
+        let mut allowance = (self.budget.nodes() * 2).max(1 << 16);
+        loop {
+            if let Some((best, value)) = self.exact_attempt(p, allowance) {
+                let exact = SearchScore::exact(value);
+                let r = self.report(start, p.empty_cells(), best, exact, vec![best]);
+                on_report(&r);
+                return r;
+            }
+            if self.budget.aborted() || self.budget.check_now() {
+                return proven;
+            }
+            allowance = allowance.saturating_mul(2);
+        }
+    }
+
+    /// Runs the solver's outcome-first proof on `p` with at most `allowance`
+    /// nodes of the remaining budget: a move that keeps the outcome, and
+    /// the outcome.
+    fn outcome_attempt(&mut self, p: &Position, allowance: u64) -> Option<(u32, Outcome)> {
+        let mut sub = self.budget.clone();
+        sub.limit_nodes_from_now(allowance);
+        let before = sub.nodes();
+        self.solver.set_budget(sub);
+        let result = self.solver.outcome_move_within(p);
+        let used = self.solver.nodes() - before;
+        self.budget.charge(used);
+        if self.solver.aborted() && !self.budget.check_now() {
+            return None;
+        }
+        result
     }
 
     /// Runs the exact solver on `p` with at most `allowance` nodes of the

@@ -303,6 +303,64 @@ impl Solver {
         }
     }
 
+    /// A move (0-based column) that keeps the outcome of `p` (which must
+    /// not be over), and that outcome, within the current budget: the
+    /// outcome by null windows around 0 (a weak solve), then the first
+    /// move in centre-first order whose child keeps it, by one null-window
+    /// test each. Cheaper than [`Solver::best_move_within`], which also
+    /// finds the distance.
+    pub fn outcome_move_within(&mut self, p: &Position) -> Option<(u32, Outcome)> {
+        self.prepare(p);
+        let winning = p.winning_moves();
+        if winning != 0 {
+            return Some((
+                p.column_of(first_in_order(&self.order, winning)),
+                Outcome::Win,
+            ));
+        }
+        if let Some(m) = self.book_entry(p) {
+            return Some((m.column, Outcome::of(m.score)));
+        }
+        let outcome = Outcome::of(self.solve_within(p, true)?);
+        let mut candidates = p.non_losing_moves();
+        if candidates == 0 || outcome == Outcome::Loss {
+            // Every move keeps a loss; one that does not lose at once first.
+            if candidates == 0 {
+                candidates = p.possible();
+            }
+            let cell = first_in_order(&self.order, candidates);
+            return Some((p.column_of(cell), outcome));
+        }
+        // The child's score for the opponent must be at most -1 (our win)
+        // or at most 0 (our draw): a null window just above that bound.
+        let bound = if outcome == Outcome::Win { -1 } else { 0 };
+        let order = self.order.clone();
+        for column in order {
+            let cell = candidates & column;
+            if cell == 0 {
+                continue;
+            }
+            let mut child = *p;
+            child.play_cell(cell);
+            let keeps = if child.is_full() {
+                outcome == Outcome::Draw
+            } else {
+                let r = self.negamax(&child, bound, bound + 1);
+                if self.budget.aborted() {
+                    return None;
+                }
+                r <= bound
+            };
+            if keeps {
+                return Some((p.column_of(cell), outcome));
+            }
+        }
+        // Some move keeps the outcome; reaching here would mean a table
+        // fault, and no proof is better than a wrong one.
+        debug_assert!(false, "no move keeps the outcome of the position");
+        None
+    }
+
     /// Fail-soft negamax with alpha-beta.
     ///
     /// Contract: `p` is not over and the side to move cannot win at once
