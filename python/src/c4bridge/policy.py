@@ -1,0 +1,156 @@
+"""``connect4-policy TARGET``: a course ``Policy`` served as a protocol
+engine.
+
+TARGET is a ``.py`` file, or a group folder holding ``policy.py``, optionally
+followed by ``:ClassName``. Without a class name, the one class defined in
+that module with both ``mount`` and ``act`` is taken. ``--path DIR``
+(repeatable) goes on ``sys.path`` first, so that a course checkout's own
+``connect4`` package imports; the policy's own folder is on the path too.
+
+Every game gets a fresh instance and one ``mount()`` before its first move
+(with ``timeout=`` the per-move time in seconds when ``mount`` takes it);
+every ``go`` calls ``act(board)`` with the course's board: a 6 x 7 numpy
+array of ints, row 0 at the top, -1 the first player, 1 the second, 0 empty.
+The 0-based column it returns goes out as the 1-based move, whatever it is
+(the arena judges it). An exception in ``mount`` or ``act`` prints its
+traceback on stderr and ends the engine with status 1.
+"""
+
+import argparse
+import importlib.util
+import inspect
+import os
+import sys
+import time
+import traceback
+
+from .protocol import PlayerError, serve
+
+
+class TargetError(Exception):
+    """A target that names no usable policy; the message says which file and
+    lists what it found."""
+
+
+def split_target(target):
+    """The file and the class name (or None) of ``PATH[:ClassName]``."""
+    path, name = target, None
+    head, sep, tail = target.rpartition(":")
+    if sep and tail.isidentifier() and head:
+        path, name = head, tail
+    if os.path.isdir(path):
+        path = os.path.join(path, "policy.py")
+    return path, name
+
+
+def load_class(target, paths=()):
+    """The policy class ``target`` names."""
+    path, name = split_target(target)
+    if not os.path.isfile(path):
+        raise TargetError(f"{path}: no such file (give a .py file or a group folder with policy.py)")
+    folder = os.path.dirname(os.path.abspath(path))
+    for p in [folder, *reversed(list(paths))]:
+        sys.path.insert(0, os.path.abspath(p))
+    module_name = "c4bridge_policy_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    candidates = [
+        c for _, c in inspect.getmembers(module, inspect.isclass)
+        if c.__module__ == module_name and callable(getattr(c, "mount", None))
+        and callable(getattr(c, "act", None))
+    ]
+    if name is not None:
+        cls = getattr(module, name, None)
+        if not inspect.isclass(cls):
+            found = ", ".join(c.__name__ for c in candidates) or "none"
+            raise TargetError(f"{path}: no class '{name}' (policy classes here: {found})")
+        return cls
+    if len(candidates) != 1:
+        listed = ", ".join(sorted(c.__name__ for c in candidates)) or "none"
+        raise TargetError(
+            f"{path}: expected exactly one class with mount() and act(), found {listed}; "
+            f"name one as {path}:ClassName"
+        )
+    return candidates[0]
+
+
+def takes_timeout(method):
+    """Whether ``mount`` accepts a ``timeout`` argument."""
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "timeout" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+class PolicyPlayer:
+    """A policy class behind the protocol."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.policy = None
+
+    def new_game(self, board, movetime_ms):
+        try:
+            self.policy = self.cls()
+            if takes_timeout(self.policy.mount):
+                timeout = None if movetime_ms is None else movetime_ms / 1000.0
+                self.policy.mount(timeout=timeout)
+            else:
+                self.policy.mount()
+        except Exception:
+            print(f"connect4-policy: {self.cls.__name__}.mount() raised:", file=sys.stderr)
+            traceback.print_exc()
+            raise PlayerError() from None
+
+    def choose(self, board, movetime_ms):
+        grid = board.course_grid()
+        begin = time.perf_counter()
+        try:
+            column = self.policy.act(grid)
+        except Exception:
+            print(f"connect4-policy: {self.cls.__name__}.act() raised:", file=sys.stderr)
+            traceback.print_exc()
+            raise PlayerError() from None
+        spent = time.perf_counter() - begin
+        try:
+            column = int(column)
+        except (TypeError, ValueError):
+            print(
+                f"connect4-policy: {self.cls.__name__}.act() returned {column!r}, not a column",
+                file=sys.stderr,
+            )
+            raise PlayerError() from None
+        return column, spent
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="connect4-policy",
+        description="Serve a course Policy (mount(), act(board)) as a connect4 protocol engine.",
+        epilog="Example: connect4-arena match --engine 'name=mine,cmd=connect4-policy,"
+        "arg=groups/Mine' --engine name=ref,cmd=connect4-arena,arg=engine",
+    )
+    parser.add_argument("target", help="a .py file or a group folder with policy.py, [:ClassName]")
+    parser.add_argument("--path", action="append", default=[], metavar="DIR",
+                        help="put DIR on sys.path first (repeatable), e.g. a course checkout")
+    args = parser.parse_args(argv)
+    out = None
+    try:
+        from .protocol import protocol_output
+        out = protocol_output()
+        cls = load_class(args.target, args.path)
+    except TargetError as e:
+        print(f"connect4-policy: {e}", file=sys.stderr)
+        return 2
+    except Exception:
+        print(f"connect4-policy: loading {args.target} failed:", file=sys.stderr)
+        traceback.print_exc()
+        return 2
+    return serve(PolicyPlayer(cls), f"{cls.__name__} ({args.target})", out=out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

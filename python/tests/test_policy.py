@@ -1,0 +1,173 @@
+"""Course policies through the real adapter process, on the wire and inside
+the real arena."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+GROUPS = HERE / "groups"
+COURSE = HERE / "course"
+REPO = HERE.parent.parent
+
+
+def arena_binary():
+    """The arena built by cargo (CONNECT4_ARENA overrides)."""
+    if os.environ.get("CONNECT4_ARENA"):
+        return os.environ["CONNECT4_ARENA"]
+    for profile in ("release", "debug"):
+        path = REPO / "target" / profile / "connect4-arena"
+        if path.exists():
+            return str(path)
+    pytest.skip("build the arena first: cargo build -p connect4-arena")
+
+
+def policy_spec(name, group, limit="movetime=2000"):
+    """An arena engine spec that runs `group` through the adapter."""
+    return (
+        f"name={name},cmd={sys.executable},arg=-m,arg=c4bridge.policy,"
+        f"arg={GROUPS / group},arg=--path,arg={COURSE},{limit}"
+    )
+
+
+def run_match(tmp_path, first, second, games=10, extra=()):
+    log = tmp_path / "games.jsonl"
+    out = subprocess.run(
+        [arena_binary(), "match", "--engine", first, "--engine", second,
+         "--games", str(games), "--concurrency", "2", "--log", str(log), *extra],
+        capture_output=True, text=True, timeout=600,
+    )
+    games = [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
+    return out, games
+
+
+def adapter(*args):
+    """The adapter as a process speaking the protocol."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "c4bridge.policy", *args, "--path", str(COURSE)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def exchange(proc, requests):
+    out, err = proc.communicate("".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+    return [json.loads(l) for l in out.splitlines()], err, proc.returncode
+
+
+def test_the_tactical_policy_beats_random_as_each_colour(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("tactical", "Tactical"),
+        "name=random,cmd=self,option.agent='random:seed=3'", games=20,
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(games) == 20
+    for colour in ("first", "second"):
+        won = [g for g in games if g[colour] == "tactical"
+               and g["result"] == ("1-0" if colour == "first" else "0-1")]
+        assert len(won) >= 9, f"as {colour}: {len(won)} of 10\n{out.stdout}"
+    assert all(g["reason"] in ("line", "full board") for g in games)
+
+
+def test_a_policy_that_raises_forfeits_with_its_traceback(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("raises", "RaisesThird"),
+        "name=ab,cmd=self,option.agent='alphabeta:depth=2'", games=2,
+    )
+    assert len(games) == 2, out.stderr
+    for g in games:
+        if g["reason"] == "crash":
+            assert "RuntimeError: the third move went wrong on purpose" in g["detail"], g
+    assert any(g["reason"] == "crash" for g in games)
+    assert "Traceback" in (tmp_path / "games.jsonl.stderr").read_text()
+
+
+def test_prints_go_to_stderr_and_games_go_on(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("printer", "Printer"),
+        "name=random,cmd=self,option.agent='random:seed=4'", games=4,
+    )
+    assert out.returncode == 0, out.stderr
+    assert [g["reason"] for g in games if g["reason"] not in ("line", "full board")] == []
+    assert "thinking about" in (tmp_path / "games.jsonl.stderr").read_text()
+
+
+def test_a_column_out_of_range_is_passed_on_and_judged(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("wild", "OutOfRange"), "name=ab,cmd=self,depth=1", games=2,
+    )
+    assert len(games) == 2, out.stderr
+    for g in games:
+        assert g["reason"] == "illegal move", g
+        assert "column 8" in g["detail"], g
+
+
+def test_a_model_file_beside_the_policy_is_found(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("model", "WithModel"), "name=random,cmd=self,option.agent=random",
+        games=2,
+    )
+    assert out.returncode == 0, out.stderr
+    assert all(g["reason"] in ("line", "full board") for g in games)
+
+
+def test_the_board_is_the_course_s_and_columns_shift_by_one():
+    # After 4 then 5 (1-based), the policy sees red (-1) at the bottom of
+    # 0-based column 3 and yellow (1) in column 4, row 5 (the bottom row).
+    proc = adapter(str(GROUPS / "WithModel"))
+    replies, err, status = exchange(proc, [
+        {"cmd": "hello", "id": 1},
+        {"cmd": "position", "moves": "44", "id": 2},
+        {"cmd": "go", "movetime_ms": 100, "id": 3},
+        {"cmd": "position", "moves": "444444", "id": 4},
+        {"cmd": "go", "movetime_ms": 100, "id": 5},
+    ])
+    assert status == 0, err
+    assert replies[0]["type"] == "hello" and replies[0]["protocol"] == "connect4-jsonl"
+    assert replies[2] == {"type": "bestmove", "move": 4, "id": 3}
+    # Column 4 is full: the model's next choice, 0-based 2, is move 3.
+    assert replies[4] == {"type": "bestmove", "move": 3, "id": 5}
+    assert "adapter overhead" in err
+
+
+def test_a_full_column_is_passed_on():
+    proc = adapter(str(GROUPS / "TwoClasses") + ":First")
+    replies, err, status = exchange(proc, [
+        {"cmd": "position", "moves": "111111"},
+        {"cmd": "go", "movetime_ms": 100, "id": "full"},
+    ])
+    assert status == 0, err
+    assert replies[-1] == {"type": "bestmove", "move": 1, "id": "full"}
+
+
+def test_targets_that_name_no_single_policy_are_clear_errors():
+    proc = adapter(str(GROUPS / "TwoClasses"))
+    _, err, status = exchange(proc, [])
+    assert status == 2
+    assert "expected exactly one class with mount() and act(), found First, Second" in err
+    assert "policy.py" in err
+    proc = adapter(str(GROUPS / "TwoClasses") + ":Third")
+    _, err, status = exchange(proc, [])
+    assert status == 2 and "no class 'Third'" in err
+    proc = adapter(str(GROUPS / "Missing"))
+    _, err, status = exchange(proc, [])
+    assert status == 2 and "no such file" in err
+
+
+def test_mount_gets_the_move_time_when_it_takes_one():
+    # RandomPolicy.mount(timeout=None) stores it; the adapter passes 0.25 s.
+    sys.path.insert(0, str(COURSE))
+    try:
+        from c4bridge.board import Board
+        from c4bridge.policy import PolicyPlayer, load_class
+        cls = load_class(str(GROUPS / "Random"))
+        player = PolicyPlayer(cls)
+        player.new_game(Board(), 250)
+        assert player.policy.timeout == 0.25
+        column, _ = player.choose(Board.from_moves("4"), 250)
+        assert 0 <= column < 7
+    finally:
+        sys.path.remove(str(COURSE))
