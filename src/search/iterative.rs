@@ -373,27 +373,27 @@ impl Searcher {
     /// nodes of the remaining budget: a move that keeps the outcome, and
     /// the outcome.
     fn outcome_attempt(&mut self, p: &Position, allowance: u64) -> Option<(u32, Outcome)> {
-        let mut sub = self.budget.clone();
-        sub.limit_nodes_from_now(allowance);
-        let before = sub.nodes();
-        self.solver.set_budget(sub);
-        let result = self.solver.outcome_move_within(p);
-        let used = self.solver.nodes() - before;
-        self.budget.charge(used);
-        if self.solver.aborted() && !self.budget.check_now() {
-            return None;
-        }
-        result
+        self.attempt(allowance, |solver| solver.outcome_move_within(p))
     }
 
     /// Runs the exact solver on `p` with at most `allowance` nodes of the
-    /// remaining budget; its nodes count against the search's budget.
+    /// remaining budget: a best move and the exact score.
     fn exact_attempt(&mut self, p: &Position, allowance: u64) -> Option<(u32, i32)> {
+        self.attempt(allowance, |solver| solver.best_move_within(p))
+    }
+
+    /// Runs `proof` on the solver with at most `allowance` nodes of the
+    /// remaining budget; its nodes count against the search's budget.
+    fn attempt<T>(
+        &mut self,
+        allowance: u64,
+        proof: impl FnOnce(&mut Solver) -> Option<T>,
+    ) -> Option<T> {
         let mut sub = self.budget.clone();
         sub.limit_nodes_from_now(allowance);
         let before = sub.nodes();
         self.solver.set_budget(sub);
-        let result = self.solver.best_move_within(p);
+        let result = proof(&mut self.solver);
         let used = self.solver.nodes() - before;
         self.budget.charge(used);
         if self.solver.aborted() && !self.budget.check_now() {

@@ -17,10 +17,9 @@ The 0-based column it returns goes out as the 1-based move, whatever it is.
 
 import argparse
 import sys
-import time
 import traceback
 
-from .protocol import PlayerError, protocol_output, serve
+from .protocol import call_player, protocol_output, serve
 
 
 class Struct(dict):
@@ -81,20 +80,9 @@ class KagglePlayer:
             timeout=act_timeout,
             episodeSteps=board.columns * board.rows + 1,
         )
-        begin = time.perf_counter()
-        try:
-            column = self.agent(observation, configuration)
-        except Exception:
-            print(f"connect4-kaggle: the agent in {self.name} raised:", file=sys.stderr)
-            traceback.print_exc()
-            raise PlayerError() from None
-        spent = time.perf_counter() - begin
+        what = f"connect4-kaggle: the agent in {self.name}"
+        column, spent = call_player(what, self.agent, observation, configuration)
         self.overage = max(0.0, self.overage - max(0.0, spent - act_timeout))
-        try:
-            column = int(column)
-        except (TypeError, ValueError):
-            print(f"connect4-kaggle: the agent returned {column!r}, not a column", file=sys.stderr)
-            raise PlayerError() from None
         return column, spent
 
 

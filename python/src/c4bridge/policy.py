@@ -21,10 +21,9 @@ import importlib.util
 import inspect
 import os
 import sys
-import time
 import traceback
 
-from .protocol import PlayerError, serve
+from .protocol import PlayerError, call_player, serve
 
 
 class TargetError(Exception):
@@ -106,24 +105,8 @@ class PolicyPlayer:
             raise PlayerError() from None
 
     def choose(self, board, movetime_ms):
-        grid = board.course_grid()
-        begin = time.perf_counter()
-        try:
-            column = self.policy.act(grid)
-        except Exception:
-            print(f"connect4-policy: {self.cls.__name__}.act() raised:", file=sys.stderr)
-            traceback.print_exc()
-            raise PlayerError() from None
-        spent = time.perf_counter() - begin
-        try:
-            column = int(column)
-        except (TypeError, ValueError):
-            print(
-                f"connect4-policy: {self.cls.__name__}.act() returned {column!r}, not a column",
-                file=sys.stderr,
-            )
-            raise PlayerError() from None
-        return column, spent
+        what = f"connect4-policy: {self.cls.__name__}.act()"
+        return call_player(what, self.policy.act, board.course_grid())
 
 
 def main(argv=None):

@@ -23,6 +23,28 @@ class PlayerError(Exception):
     """The player's own code failed; the traceback is already on stderr."""
 
 
+def call_player(what, fn, *args):
+    """Calls the player's code ``fn(*args)``: its result as a column (an
+    int) and the seconds it took. A failure prints the traceback (or what
+    came back instead of a column) on stderr, under ``what``, and raises
+    :class:`PlayerError`."""
+    import traceback
+
+    begin = time.perf_counter()
+    try:
+        result = fn(*args)
+    except Exception:
+        print(f"{what} raised:", file=sys.stderr)
+        traceback.print_exc()
+        raise PlayerError() from None
+    spent = time.perf_counter() - begin
+    try:
+        return int(result), spent
+    except (TypeError, ValueError):
+        print(f"{what} returned {result!r}, not a column", file=sys.stderr)
+        raise PlayerError() from None
+
+
 def protocol_output():
     """The real stdout for protocol lines; fd 1 and ``sys.stdout`` become
     stderr for everything else."""
