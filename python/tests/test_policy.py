@@ -171,3 +171,28 @@ def test_mount_gets_the_move_time_when_it_takes_one():
         assert 0 <= column < 7
     finally:
         sys.path.remove(str(COURSE))
+
+
+def test_a_random_policy_plays_legal_games(tmp_path):
+    out, games = run_match(
+        tmp_path, policy_spec("random-policy", "Random"),
+        "name=random,cmd=self,option.agent='random:seed=9'", games=6,
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(games) == 6
+    assert all(g["reason"] in ("line", "full board") for g in games), games
+
+
+def test_a_full_column_is_judged_illegal_in_the_arena(tmp_path):
+    # From an opening that fills column 1, the policy that always plays
+    # (0-based) column 0 plays into a full column.
+    openings = tmp_path / "openings.txt"
+    openings.write_text("111111\n")
+    out, games = run_match(
+        tmp_path, policy_spec("stubborn", "TwoClasses") .replace("TwoClasses", "TwoClasses:First"),
+        "name=ab,cmd=self,depth=1", games=2, extra=("--openings", str(openings)),
+    )
+    assert len(games) == 2, out.stderr
+    stubborn_lost = [g for g in games if g["reason"] == "illegal move"]
+    assert stubborn_lost, games
+    assert all("column 1 is full" in g["detail"] or "full" in g["detail"] for g in stubborn_lost)
