@@ -213,6 +213,12 @@ impl Engine {
         })
     }
 
+    /// Searches with `threads` threads (the solver's proofs share one table).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.stop();
+        self.players().searcher.set_threads(threads);
+    }
+
     /// Turns the opening book on (the default) or off.
     pub fn set_book(&mut self, on: bool) {
         self.stop();

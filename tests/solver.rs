@@ -122,3 +122,28 @@ fn small_boards_solve_from_the_start() {
         assert_eq!(solver.solve_weak(&empty), truth.signum(), "{c}x{r}x{k}");
     }
 }
+
+#[test]
+fn two_threads_give_the_same_exact_scores_as_one() {
+    let mut two = Solver::new(16).with_book(None);
+    two.set_threads(2);
+    let mut set = cases("Test_L1_R1");
+    set.truncate(300);
+    set.extend(cases("Test_L2_R2").into_iter().take(40));
+    let summary = run(&mut two, &set, |_, _| {});
+    assert_eq!(summary.wrong, 0, "first wrong: {:?}", summary.first_wrong);
+    // Outcomes and best moves too.
+    for case in set.iter().take(40) {
+        let p = *case.game.position();
+        two.set_budget(connect4::search::Budget::unlimited());
+        let (_, value) = two.best_move_within(&p).unwrap();
+        assert_eq!(value, case.score, "{}", case.game);
+        let (_, outcome) = two.outcome_move_within(&p).unwrap();
+        assert_eq!(
+            outcome,
+            connect4::score::Outcome::of(case.score),
+            "{}",
+            case.game
+        );
+    }
+}

@@ -22,12 +22,16 @@ pub struct Args {
     /// Solve only the first N positions of each file.
     #[arg(long)]
     limit: Option<usize>,
+    /// Threads that search, sharing the table (Lazy SMP).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
 }
 
 /// Runs the benchmark; exit 1 if any score is wrong.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
     // Speed is measured without the book, as the reference solvers run.
     let mut solver = Solver::new(args.hash_mb).with_book(None);
+    solver.set_threads(args.threads as usize);
     let mut sets = Vec::new();
     if args.files.is_empty() {
         sets.push(("built-in".to_string(), BUILTIN.to_string()));

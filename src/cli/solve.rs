@@ -32,6 +32,12 @@ pub struct Args {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = DEFAULT_HASH_MB)]
     hash_mb: usize,
+    /// Solve without the opening book (as the reference solvers do).
+    #[arg(long)]
+    no_book: bool,
+    /// Threads that search, sharing the table (Lazy SMP).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
 }
 
 /// Solves each position and prints `<moves> <score>`; an invalid position
@@ -39,6 +45,10 @@ pub struct Args {
 /// stay aligned with inputs. Fails (exit 1) if any line was invalid.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
     let mut solver = Solver::new(args.hash_mb);
+    solver.set_threads(args.threads as usize);
+    if args.no_book {
+        solver.set_book(None);
+    }
     let mut all_valid = true;
     let mut each = |index: usize, text: &str, out: &mut dyn Write| -> Result<()> {
         match answer(args, &mut solver, text) {

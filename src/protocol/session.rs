@@ -38,6 +38,8 @@ use crate::score::end_ply;
 
 /// Least time between two `info` replies of one search.
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
+/// Most threads the `threads` option accepts.
+const MAX_THREADS: i64 = 256;
 /// Largest table size `hash_mb` accepts, in MiB.
 const MAX_HASH_MB: i64 = 16 * 1024;
 /// Requests waiting for a search, at most; more get a `busy` error.
@@ -448,6 +450,15 @@ impl Session {
                     ),
                 },
                 OptionInfo {
+                    name: "threads".into(),
+                    kind: "int".into(),
+                    default: 1.into(),
+                    min: Some(1),
+                    max: Some(MAX_THREADS),
+                    choices: None,
+                    help: "threads for the solver's proofs, sharing its table (Lazy SMP)".into(),
+                },
+                OptionInfo {
                     name: "book".into(),
                     kind: "bool".into(),
                     default: true.into(),
@@ -517,6 +528,15 @@ impl Session {
     fn set_option(&mut self, id: Option<Id>, name: &str, value: &Value) -> Reply {
         let bad = |m: String| error(id.clone(), ErrorCode::BadOption, m);
         match name {
+            "threads" => match value.as_i64() {
+                Some(n) if (1..=MAX_THREADS).contains(&n) => {
+                    self.engine.set_threads(n as usize);
+                    Reply::Ok { id, state: None }
+                }
+                _ => bad(format!(
+                    "option 'threads': expected an integer from 1 to {MAX_THREADS}, found {value}"
+                )),
+            },
             "book" => match value.as_bool() {
                 Some(on) => {
                     self.engine.set_book(on);
@@ -543,7 +563,7 @@ impl Session {
                 )),
             },
             other => bad(format!(
-                "unknown option '{other}'; options: hash_mb, agent, book, info"
+                "unknown option '{other}'; options: hash_mb, threads, agent, book, info"
             )),
         }
     }

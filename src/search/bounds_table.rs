@@ -37,6 +37,8 @@
 //! The table is aligned to 2 MiB and, on Linux, backed by transparent huge
 //! pages where the kernel allows it.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
 /// Added to a score before storing it: scores are in `-64..=64`.
 const OFFSET: i32 = 100;
 /// Smallest table: `2^21` entries (16 MiB), so that a tag of `64 - 20` bits
@@ -61,15 +63,21 @@ pub struct Bounds {
 }
 
 /// A transposition table of score bounds, keyed by [`crate::Position::key`].
+///
+/// Threads share it (Lazy SMP): every entry is one atomic word, read and
+/// written whole with relaxed ordering, and an update takes the old bounds
+/// only from an entry whose tag is still its key's. Two threads can lose
+/// one another's update, but never mix two positions' bounds: every entry
+/// holds true bounds for the one position its tag and bucket name.
 pub struct TranspositionTable {
     /// The allocation; the table proper is `entries[base..base + 2^log_entries]`.
-    entries: Vec<u64>,
+    entries: Vec<AtomicU64>,
     /// Offset of the first entry, chosen so that the table starts on a
     /// huge-page boundary.
     base: usize,
     log_entries: u32,
     /// Width of the priority field: [`PRIORITY_BITS`] or 0.
-    priority_bits: u32,
+    priority_bits: AtomicU32,
 }
 
 /// Huge-page size the table is aligned to, in bytes.
@@ -88,19 +96,24 @@ impl TranspositionTable {
         let log_entries = usize::BITS - 1 - entries.leading_zeros();
         let len = 1usize << log_entries;
         let total = len + HUGE_PAGE / ENTRY_BYTES;
-        let mut entries: Vec<u64> = Vec::new();
+        let mut entries: Vec<AtomicU64> = Vec::new();
         entries.try_reserve_exact(total).ok()?;
-        entries.resize(total, 0);
         let misalign = entries.as_ptr() as usize % HUGE_PAGE;
         let base = ((HUGE_PAGE - misalign) % HUGE_PAGE) / ENTRY_BYTES;
-        advise_huge_pages(&mut entries[base..base + len]);
-        let mut tt = TranspositionTable {
+        // Advised before the pages are first touched, so that they come huge.
+        advise_huge_pages(
+            entries.as_mut_ptr().wrapping_add(base).cast(),
+            len * ENTRY_BYTES,
+        );
+        entries.resize_with(total, || AtomicU64::new(0));
+        let tt = TranspositionTable {
             entries,
             base,
             log_entries,
-            priority_bits: 0,
+            priority_bits: AtomicU32::new(0),
         };
-        tt.priority_bits = tt.priority_bits_for(key_bits);
+        tt.priority_bits
+            .store(tt.priority_bits_for(key_bits), Ordering::Relaxed);
         // Touch every page now, so that searches do not pay for page faults.
         tt.clear();
         Some(tt)
@@ -118,14 +131,15 @@ impl TranspositionTable {
 
     /// Gets ready for keys of `key_bits` bits (another board): clears the
     /// table, whose keys would not mean the same any more.
-    pub fn reset_for_keys(&mut self, key_bits: u32) {
-        self.priority_bits = self.priority_bits_for(key_bits);
+    pub fn reset_for_keys(&self, key_bits: u32) {
+        self.priority_bits
+            .store(self.priority_bits_for(key_bits), Ordering::Relaxed);
         self.clear();
     }
 
-    fn table_mut(&mut self) -> &mut [u64] {
+    fn table(&self) -> &[AtomicU64] {
         let (base, len) = (self.base, 1 << self.log_entries);
-        &mut self.entries[base..base + len]
+        &self.entries[base..base + len]
     }
 
     /// Number of entries.
@@ -135,8 +149,22 @@ impl TranspositionTable {
     }
 
     /// Forgets every entry.
-    pub fn clear(&mut self) {
-        self.table_mut().fill(0);
+    pub fn clear(&self) {
+        for e in self.table() {
+            e.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// The priority field's width now.
+    #[inline(always)]
+    fn priority_bits(&self) -> u32 {
+        self.priority_bits.load(Ordering::Relaxed)
+    }
+
+    /// The word of entry `i`.
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        self.entries[i].load(Ordering::Relaxed)
     }
 
     /// The first entry of the bucket of `key`, and the tag to find there.
@@ -156,7 +184,7 @@ impl TranspositionTable {
 
     #[inline(always)]
     fn tag_shift(&self) -> u32 {
-        FIELD_BITS + self.priority_bits
+        FIELD_BITS + self.priority_bits()
     }
 
     /// Starts loading the bucket of `key` into the cache, so that a later
@@ -164,7 +192,7 @@ impl TranspositionTable {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         let (index, _) = self.slot(key);
-        prefetch_line(&self.entries[index]);
+        prefetch_line(self.entries[index].as_ptr());
     }
 
     /// Which entry of the bucket at `index` holds `tag`, if any.
@@ -172,7 +200,7 @@ impl TranspositionTable {
     fn find(&self, index: usize, tag: u64) -> Option<usize> {
         let shift = self.tag_shift();
         (index..index + 2).find(|&i| {
-            let e = self.entries[i];
+            let e = self.word(i);
             e != 0 && e >> shift == tag
         })
     }
@@ -181,7 +209,11 @@ impl TranspositionTable {
     #[inline]
     pub fn get(&self, key: u64) -> Option<Bounds> {
         let (index, tag) = self.slot(key);
-        let e = self.entries[self.find(index, tag)?];
+        let e = self.word(self.find(index, tag)?);
+        // Another thread may have replaced it since: check the tag again.
+        if e >> self.tag_shift() != tag {
+            return None;
+        }
         let decode = |v: u64| (v != 0).then(|| v as i32 - OFFSET);
         let best = (e >> 16) & 0xf;
         Some(Bounds {
@@ -195,7 +227,7 @@ impl TranspositionTable {
     /// move in column `best`. `priority` ranks entries for replacement: the
     /// number of empty cells.
     #[inline]
-    pub fn put_lower(&mut self, key: u64, priority: u32, lower: i32, best: u32) {
+    pub fn put_lower(&self, key: u64, priority: u32, lower: i32, best: u32) {
         self.update(key, priority, |_, up, _| {
             ((lower + OFFSET) as u64, up, u64::from(best) + 1)
         });
@@ -203,7 +235,7 @@ impl TranspositionTable {
 
     /// Records that the score of `key` is at most `upper`.
     #[inline]
-    pub fn put_upper(&mut self, key: u64, priority: u32, upper: i32) {
+    pub fn put_upper(&self, key: u64, priority: u32, upper: i32) {
         self.update(key, priority, |low, _, mv| {
             (low, (upper + OFFSET) as u64, mv)
         });
@@ -212,7 +244,7 @@ impl TranspositionTable {
     /// Records that the score of `key` is exactly `score`, reached by the
     /// move in column `best`.
     #[inline]
-    pub fn put_exact(&mut self, key: u64, priority: u32, score: i32, best: u32) {
+    pub fn put_exact(&self, key: u64, priority: u32, score: i32, best: u32) {
         let v = (score + OFFSET) as u64;
         self.update(key, priority, |_, _, _| (v, v, u64::from(best) + 1));
     }
@@ -220,67 +252,71 @@ impl TranspositionTable {
     /// Rewrites the entry of `key` from its current (lower, upper, move)
     /// fields (all zero for a new entry), placing a new entry by priority.
     #[inline(always)]
-    fn update(
-        &mut self,
-        key: u64,
-        priority: u32,
-        f: impl FnOnce(u64, u64, u64) -> (u64, u64, u64),
-    ) {
+    fn update(&self, key: u64, priority: u32, f: impl FnOnce(u64, u64, u64) -> (u64, u64, u64)) {
         let (index, tag) = self.slot(key);
         let shift = self.tag_shift();
-        let priority = u64::from(priority).min((1 << self.priority_bits) - 1);
+        let priority_bits = self.priority_bits();
+        let priority = u64::from(priority).min((1 << priority_bits) - 1);
         let at = match self.find(index, tag) {
             Some(i) => i,
             None => {
-                let first = self.entries[index];
-                let first_priority = (first >> FIELD_BITS) & ((1 << self.priority_bits) - 1);
+                let first = self.word(index);
+                let first_priority = (first >> FIELD_BITS) & ((1 << priority_bits) - 1);
                 if first == 0 || priority >= first_priority {
-                    self.entries[index + 1] = first;
-                    self.entries[index] = 0;
+                    self.entries[index + 1].store(first, Ordering::Relaxed);
                     index
                 } else {
-                    self.entries[index + 1] = 0;
                     index + 1
                 }
             }
         };
-        let e = self.entries[at];
-        let (low, up, mv) = f((e >> 8) & 0xff, e & 0xff, (e >> 16) & 0xf);
-        self.entries[at] = tag << shift | priority << FIELD_BITS | mv << 16 | low << 8 | up;
+        // The old fields only from an entry that is still this position's:
+        // another thread may have written the slot since it was found.
+        let e = self.word(at);
+        let (low, up, mv) = if e != 0 && e >> shift == tag {
+            f((e >> 8) & 0xff, e & 0xff, (e >> 16) & 0xf)
+        } else {
+            f(0, 0, 0)
+        };
+        self.entries[at].store(
+            tag << shift | priority << FIELD_BITS | mv << 16 | low << 8 | up,
+            Ordering::Relaxed,
+        );
     }
 }
 
-/// Asks the kernel to back `table` with huge pages: the table is probed at
-/// random, and with 4 KiB pages nearly every probe also misses the TLB.
+/// Asks the kernel to back `bytes` bytes from `start` with huge pages: the
+/// table is probed at random, and with 4 KiB pages nearly every probe also
+/// misses the TLB.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn advise_huge_pages(table: &mut [u64]) {
-    let bytes = std::mem::size_of_val(table);
-    // SAFETY: the range is one live allocation we own exclusively, and
-    // MADV_HUGEPAGE only changes how the kernel backs it, not its contents.
-    // A failure (no transparent huge pages) leaves ordinary pages: harmless.
+fn advise_huge_pages(start: *mut libc::c_void, bytes: usize) {
+    // SAFETY: the range lies inside one allocation we own (reserved, not yet
+    // handed out), and MADV_HUGEPAGE only changes how the kernel backs it,
+    // never its contents. A failure (no transparent huge pages) leaves
+    // ordinary pages: harmless.
     unsafe {
-        libc::madvise(table.as_mut_ptr().cast(), bytes, libc::MADV_HUGEPAGE);
+        libc::madvise(start, bytes, libc::MADV_HUGEPAGE);
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_table: &mut [u64]) {}
+fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 
 /// Hints the processor to load the cache line of `entry`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[allow(unsafe_code)]
-fn prefetch_line(entry: &u64) {
+fn prefetch_line(entry: *const u64) {
     use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
     // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a
     // hint: it reads nothing the program sees and cannot fault.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(entry).cast()) }
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast()) }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn prefetch_line(_entry: &u64) {}
+fn prefetch_line(_entry: *const u64) {}
 
 #[cfg(test)]
 mod tests {
@@ -288,7 +324,7 @@ mod tests {
 
     #[test]
     fn bounds_combine_and_are_exact_per_key() {
-        let mut tt = TranspositionTable::try_with_mebibytes(1, 49).unwrap();
+        let tt = TranspositionTable::try_with_mebibytes(1, 49).unwrap();
         assert_eq!(tt.len(), 1 << 21);
         assert_eq!(tt.get(0), None);
         tt.put_lower(0, 40, -3, 6);

@@ -273,6 +273,12 @@ impl Searcher {
         Some(self.report(start, p.empty_cells(), m.column, score, vec![m.column]))
     }
 
+    /// Proves with `threads` threads sharing the solver's table (the
+    /// depth-limited iterations stay on one).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.solver.set_threads(threads);
+    }
+
     /// Uses `book` (or none) for exact answers in the opening; the shipped
     /// book by default.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {

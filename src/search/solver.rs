@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::score;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::book::{Book, BookMove};
 use crate::score::Outcome;
@@ -38,7 +39,10 @@ fn table_key(p: &Position) -> (u64, bool) {
 
 /// An exact solver with a transposition table that persists between calls.
 pub struct Solver {
-    tt: TranspositionTable,
+    /// Shared with the helper threads of a parallel search.
+    tt: Arc<TranspositionTable>,
+    /// Threads that search (1: this one alone).
+    threads: usize,
     budget: Budget,
     /// Column masks, centre first, for the board last searched.
     order: Vec<u64>,
@@ -66,10 +70,11 @@ impl Solver {
     pub fn try_new(hash_mb: usize) -> Option<Solver> {
         Some(
             Solver {
-                tt: TranspositionTable::try_with_mebibytes(
+                tt: Arc::new(TranspositionTable::try_with_mebibytes(
                     hash_mb,
                     Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
-                )?,
+                )?),
+                threads: 1,
                 budget: Budget::unlimited(),
                 order: Vec::new(),
                 rules: None,
@@ -122,6 +127,91 @@ impl Solver {
         self.budget.nodes()
     }
 
+    /// Searches with `threads` threads in all (at least 1), sharing the
+    /// table (Lazy SMP): helpers search the same position with another
+    /// move order and fill the table, the result is this thread's.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// Threads that search.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `search` on this solver while `threads - 1` helpers search `p`
+    /// with the same table, each with its columns tried in another order;
+    /// the helpers stop when `search` returns.
+    fn with_helpers<T>(
+        &mut self,
+        p: &Position,
+        weak: bool,
+        search: impl FnOnce(&mut Solver) -> T,
+    ) -> T {
+        self.prepare(p);
+        if self.threads <= 1 || p.winning_moves() != 0 || self.book_entry(p).is_some() {
+            return search(self);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let helpers: Vec<Solver> = (1..self.threads)
+            .map(|i| {
+                let mut order = self.order.clone();
+                // Each helper tries columns in its own order (a rotation of
+                // centre-first), so that they reach other subtrees first.
+                let shift = i % order.len().max(1);
+                order.rotate_left(shift);
+                Solver {
+                    tt: Arc::clone(&self.tt),
+                    threads: 1,
+                    budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(&stop))),
+                    order,
+                    rules: self.rules,
+                    book: self.book.clone(),
+                    book_plies: self.book_plies,
+                }
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            for (i, mut helper) in helpers.into_iter().enumerate() {
+                let (p, i) = (*p, i + 1);
+                // Helpers prove the root's children, the least promising
+                // first (this thread starts with the most promising), so
+                // that this thread finds them in the table when it gets
+                // there.
+                scope.spawn(move || helper.prove_children(&p, weak, i));
+            }
+            let result = search(self);
+            stop.store(true, Ordering::Relaxed);
+            result
+        })
+    }
+
+    /// A helper's work: the children of `p` that do not lose at once, from
+    /// the far end of centre-first order (shifted by `index`), each proven
+    /// to its outcome (`weak`) or exact score, until stopped.
+    fn prove_children(&mut self, p: &Position, weak: bool, index: usize) {
+        let moves = p.non_losing_moves();
+        let mut columns: Vec<u64> = self
+            .order
+            .iter()
+            .rev()
+            .map(|m| m & moves)
+            .filter(|&c| c != 0)
+            .collect();
+        let len = columns.len().max(1);
+        columns.rotate_left((index - 1) % len);
+        for cell in columns {
+            let mut child = *p;
+            child.play_cell(cell);
+            if child.is_full() || child.winning_moves() != 0 {
+                continue;
+            }
+            if self.solve_alone(&child, weak).is_none() {
+                return;
+            }
+        }
+    }
+
     /// Sets the budget for the next searches (and resets the node count).
     pub fn set_budget(&mut self, budget: Budget) {
         self.budget = budget;
@@ -164,8 +254,14 @@ impl Solver {
     }
 
     /// The exact score (or with `weak`, a score of the right sign) of `p`
-    /// within the current budget; `None` if the budget ran out first.
+    /// within the current budget; `None` if the budget ran out first. With
+    /// several threads (see [`Solver::set_threads`]) helpers share the work.
     pub fn solve_within(&mut self, p: &Position, weak: bool) -> Option<i32> {
+        self.with_helpers(p, weak, |solver| solver.solve_alone(p, weak))
+    }
+
+    /// [`Solver::solve_within`] on this thread alone.
+    fn solve_alone(&mut self, p: &Position, weak: bool) -> Option<i32> {
         debug_assert!(!p.is_over(), "solve needs a position that is not over");
         self.prepare(p);
         if p.winning_moves() != 0 {
@@ -243,6 +339,11 @@ impl Solver {
     /// current budget. Among equally good moves, the first in centre-first
     /// order wins.
     pub fn best_move_within(&mut self, p: &Position) -> Option<(u32, i32)> {
+        self.with_helpers(p, false, |solver| solver.best_move_alone(p))
+    }
+
+    /// [`Solver::best_move_within`] on this thread alone.
+    fn best_move_alone(&mut self, p: &Position) -> Option<(u32, i32)> {
         self.prepare(p);
         let winning = p.winning_moves();
         if winning != 0 {
@@ -252,7 +353,7 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return Some((m.column, m.score));
         }
-        let value = self.solve_within(p, false)?;
+        let value = self.solve_alone(p, false)?;
         // Every move that does not lose at once, centre first; if all lose
         // at once, any legal move is as good as another.
         let mut candidates = p.non_losing_moves();
@@ -310,6 +411,11 @@ impl Solver {
     /// test each. Cheaper than [`Solver::best_move_within`], which also
     /// finds the distance.
     pub fn outcome_move_within(&mut self, p: &Position) -> Option<(u32, Outcome)> {
+        self.with_helpers(p, true, |solver| solver.outcome_move_alone(p))
+    }
+
+    /// [`Solver::outcome_move_within`] on this thread alone.
+    fn outcome_move_alone(&mut self, p: &Position) -> Option<(u32, Outcome)> {
         self.prepare(p);
         let winning = p.winning_moves();
         if winning != 0 {
@@ -321,7 +427,7 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return Some((m.column, Outcome::of(m.score)));
         }
-        let outcome = Outcome::of(self.solve_within(p, true)?);
+        let outcome = Outcome::of(self.solve_alone(p, true)?);
         let mut candidates = p.non_losing_moves();
         if candidates == 0 || outcome == Outcome::Loss {
             // Every move keeps a loss; one that does not lose at once first.
