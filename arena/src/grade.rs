@@ -6,12 +6,13 @@
 //! |---|---|
 //! | wins as first player against `random` (pass at `--pass-rate`) | 20 |
 //! | wins as second player against `random` (pass at `--pass-rate`) | 20 |
-//! | score against `greedy`, colour-swapped pairs | 15 |
-//! | score against `alphabeta:depth=4`, colour-swapped pairs | 15 |
+//! | openings held against `greedy`: colour-swapped pairs from 2-ply openings the solver labels; a game is held when it ends at least at the opening's value for the engine (a won opening won, a drawn one drawn) | 15 |
+//! | openings held against `alphabeta:depth=4`, likewise | 15 |
 //! | tactics from solved positions: win in one, block the only threat, convert a proven win within its distance | 15 |
 //! | protocol compliance (the `compliance` checks) | 10 |
 //! | time discipline: no forfeit in any game above | 5 |
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -105,6 +106,33 @@ fn reference(agent: &str) -> EngineSpec {
     format!("name={agent},cmd=self,movetime=2000,option.agent='{agent}'")
         .parse()
         .expect("a valid built-in spec")
+}
+
+/// The value of each opening for the side to move after it (1 win, 0
+/// draw, -1 loss), from the solver (the book answers 2-ply openings at
+/// once).
+fn opening_values(openings: &[String]) -> HashMap<String, i32> {
+    let mut solver = Solver::new(DEFAULT_HASH_MB);
+    openings
+        .iter()
+        .map(|o| {
+            let game = Game::from_move_string(Rules::STANDARD, o).expect("openings are checked");
+            (o.clone(), solver.solve_weak(game.position()))
+        })
+        .collect()
+}
+
+/// The points engine 0 is due in a game of `job` under perfect play from
+/// its opening, whose value for the side to move after it is `value`.
+fn due(job: &Job, value: i32) -> f64 {
+    let to_move_first = job.opening.len() % 2 == 0;
+    let engine0_first = job.first == 0;
+    let v = if to_move_first == engine0_first {
+        value
+    } else {
+        -value
+    };
+    f64::from(v.signum() + 1) / 2.0
 }
 
 /// Points of engine 0 in a game.
@@ -237,6 +265,7 @@ impl Grader<'_> {
             seed: self.args.seed,
         };
         let openings = schedule::openings(Rules::STANDARD, &source, pairs)?;
+        let values = opening_values(&openings);
         let mut tests = Vec::new();
         for opponent in ["greedy", "alphabeta:depth=4"] {
             let jobs =
@@ -244,17 +273,23 @@ impl Grader<'_> {
             eprintln!("grade: {} games against {opponent}", jobs.len());
             let games = &self.play(opponent, jobs).games;
             let n = games.len().max(1) as f64;
+            let held = games
+                .iter()
+                .filter(|(j, r)| points(j, r) >= due(j, values[&j.opening]))
+                .count();
             let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum();
             let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
             let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
             let l = games.len() - w - d;
             tests.push(TestResult::new(
-                &format!("Score against {opponent}"),
+                &format!("Openings held against {opponent}"),
                 15.0,
-                pts / n,
-                pts / n >= 0.5,
+                held as f64 / n,
+                held as f64 / n >= 0.5,
                 format!(
-                    "+{w} ={d} -{l} over {} colour-swapped games: {:.1}% of the points",
+                    "held {held} of {} colour-swapped games at the opening's value (won a won \
+                     opening, drew a drawn one, as the solver labels them); +{w} ={d} -{l}, \
+                     {:.1}% of the points",
                     games.len(),
                     100.0 * pts / n
                 ),
@@ -609,5 +644,33 @@ fn play_out_win(
         };
         game.play(i64::from(column))
             .map_err(|e| format!("illegal move: {e}"))?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(first: usize, opening: &str) -> Job {
+        Job {
+            game: 1,
+            pair: 1,
+            first,
+            second: 1 - first,
+            opening: opening.into(),
+        }
+    }
+
+    #[test]
+    fn the_points_due_follow_the_opening_s_value_and_the_colours() {
+        // After 2 plies the first player moves: a won opening is due 1
+        // point to engine 0 playing first, none playing second.
+        assert_eq!(due(&job(0, "44"), 1), 1.0);
+        assert_eq!(due(&job(1, "44"), 1), 0.0);
+        assert_eq!(due(&job(0, "44"), 0), 0.5);
+        assert_eq!(due(&job(1, "44"), -1), 1.0);
+        // After 1 ply the second player moves.
+        assert_eq!(due(&job(1, "4"), 1), 1.0);
+        assert_eq!(due(&job(0, "4"), 1), 0.0);
     }
 }

@@ -541,6 +541,12 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
     let good = grade("name=solver,cmd=self,movetime=30", "good.json");
     check(&good);
     assert_eq!(good.tests[0].status, "passed");
+    // Fair by construction: the engine holds every labelled opening, so it
+    // gets the full marks whatever the openings' values.
+    for t in &good.tests[2..4] {
+        assert!(t.output.starts_with("held 2 of 2"), "{t:?}");
+        assert_eq!(t.score, 15.0, "{t:?}");
+    }
     assert_eq!(good.tests[5].score, 10.0, "compliance: {:?}", good.tests[5]);
     let bad = grade(&fake("illegal"), "bad.json");
     check(&bad);
