@@ -125,7 +125,7 @@ fn opening_values(openings: &[String]) -> HashMap<String, i32> {
 /// The points engine 0 is due in a game of `job` under perfect play from
 /// its opening, whose value for the side to move after it is `value`.
 fn due(job: &Job, value: i32) -> f64 {
-    let to_move_first = job.opening.len() % 2 == 0;
+    let to_move_first = job.opening.len().is_multiple_of(2);
     let engine0_first = job.first == 0;
     let v = if to_move_first == engine0_first {
         value
