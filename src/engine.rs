@@ -301,17 +301,24 @@ impl Engine {
         let current = Arc::clone(&self.hash_mb);
         self.spawn(move |players, _, _| {
             let old = current.load(Ordering::Relaxed);
-            players.searcher = Searcher::new(1);
+            // The new tables keep the settings of the old ones.
+            let (book, threads) = (players.searcher.book().cloned(), players.searcher.threads());
+            let settle = |mut s: Searcher| {
+                s.set_book(book.clone());
+                s.set_threads(threads);
+                s
+            };
+            players.searcher = settle(Searcher::new(1));
             let result = match Searcher::try_new(hash_mb) {
                 Some(s) => {
-                    players.searcher = s;
+                    players.searcher = settle(s);
                     current.store(hash_mb, Ordering::Relaxed);
                     Ok(())
                 }
                 None => {
                     let kept = match Searcher::try_new(old) {
                         Some(s) => {
-                            players.searcher = s;
+                            players.searcher = settle(s);
                             old
                         }
                         None => {

@@ -66,3 +66,17 @@ fn a_sample_of_the_shipped_book_re_solved_agrees() {
         .success()
         .stdout(predicate::str::contains("0 disagree"));
 }
+
+#[test]
+fn resizing_the_table_keeps_the_book_setting() {
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"setoption","name":"book","value":false}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"setoption","name":"hash_mb","value":16}"#);
+    assert!(matches!(e.recv_final(), Reply::Ok { .. }));
+    e.send(r#"{"cmd":"hello"}"#);
+    let Reply::Hello { book, .. } = e.recv_final() else {
+        panic!("no hello");
+    };
+    assert!(book.is_none(), "the book came back after a resize");
+}

@@ -279,6 +279,11 @@ impl Searcher {
         self.solver.set_threads(threads);
     }
 
+    /// Threads of the solver's proofs.
+    pub fn threads(&self) -> usize {
+        self.solver.threads()
+    }
+
     /// Uses `book` (or none) for exact answers in the opening; the shipped
     /// book by default.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
