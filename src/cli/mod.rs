@@ -39,7 +39,7 @@ pub struct Cli {
 pub enum Command {
     /// Solve positions exactly: one move string per argument or stdin line.
     #[command(
-        after_help = "Example: connect4 solve 4453 7422341   (prints '4453 -1' and '7422341 13')"
+        after_help = "Example: connect4 solve 4453 7422341   (prints '4453 -2' and '7422341 13')"
     )]
     Solve(solve::Args),
     /// Solve labelled positions, check every score, and report the speed.
