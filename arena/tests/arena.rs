@@ -47,6 +47,18 @@ fn read_log(path: &Path) -> Vec<GameLine> {
         .collect()
 }
 
+/// Waits until the log holds `n` games (at most 60 s).
+fn wait_for_games(log: &Path, n: usize) {
+    let start = Instant::now();
+    while std::fs::read_to_string(log).map_or(0, |t| t.lines().count()) < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{n} games not logged in 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn game_numbers(log: &[GameLine]) -> Vec<u64> {
     let mut n: Vec<u64> = log.iter().map(|g| g.game).collect();
     n.sort();
@@ -240,11 +252,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 4 {
-        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_games(&log, 4);
     child.kill().unwrap();
     child.wait().unwrap();
     let before = read_log(&log).len();
@@ -402,11 +410,7 @@ fn ctrl_c_finishes_running_games_and_the_log_resumes() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 2 {
-        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_games(&log, 2);
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -882,11 +886,7 @@ fn engines_and_their_children_do_not_outlive_the_arena() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 2 {
-        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_games(&log, 2);
     assert!(!processes_with(&[&path, "ignore-stdin"]).is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
@@ -943,11 +943,7 @@ fn the_log_is_locked_counted_once_regular_and_extensible() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(dir.join("busy.jsonl")).map_or(0, |t| t.lines().count()) < 1 {
-        assert!(start.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_games(&dir.join("busy.jsonl"), 1);
     arena()
         .args([
             "match", "--engine", DEEP, "--engine", MCTS, "--games", "400", "--log",

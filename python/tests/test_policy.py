@@ -2,28 +2,22 @@
 the real arena."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from binaries import cargo_binary
+
 HERE = Path(__file__).parent
 GROUPS = HERE / "groups"
 COURSE = HERE / "course"
-REPO = HERE.parent.parent
 
 
 def arena_binary():
     """The arena built by cargo (CONNECT4_ARENA overrides)."""
-    if os.environ.get("CONNECT4_ARENA"):
-        return os.environ["CONNECT4_ARENA"]
-    for profile in ("release", "debug"):
-        path = REPO / "target" / profile / "connect4-arena"
-        if path.exists():
-            return str(path)
-    pytest.skip("build the arena first: cargo build -p connect4-arena")
+    return cargo_binary("connect4-arena", "CONNECT4_ARENA", "cargo build -p connect4-arena")
 
 
 def policy_spec(name, group, limit="movetime=2000"):

@@ -1,26 +1,17 @@
 """Our engine as a Kaggle agent, inside kaggle-environments itself."""
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 
+from binaries import cargo_binary
 from c4bridge import submission
 
 kaggle_environments = pytest.importorskip("kaggle_environments")
 
-REPO = Path(__file__).parent.parent.parent
-
-
 def engine_binary():
-    if os.environ.get("CONNECT4_ENGINE"):
-        return os.environ["CONNECT4_ENGINE"]
-    for profile in ("release", "debug"):
-        path = REPO / "target" / profile / "connect4"
-        if path.exists():
-            return str(path)
-    pytest.skip("build the engine first: cargo build")
+    """The engine built by cargo (CONNECT4_ENGINE overrides)."""
+    return cargo_binary("connect4", "CONNECT4_ENGINE", "cargo build")
 
 
 def rewards(agents):

@@ -734,6 +734,15 @@ fn score_on_wire(p: &Position, s: SearchScore, agent_value: Option<i32>) -> Wire
 #[derive(Clone, Default)]
 struct Shared(Arc<Mutex<Vec<u8>>>);
 
+/// Everything a session given `input` writes.
+#[cfg(test)]
+fn output_of(input: String, options: SessionOptions) -> String {
+    let out = Shared::default();
+    run_session(io::Cursor::new(input), out.clone(), options).unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
 #[cfg(test)]
 impl Write for Shared {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -750,14 +759,12 @@ mod tests {
     use super::*;
 
     fn session(input: &'static str, after_input: Duration) -> Vec<Value> {
-        let out = Shared::default();
         let options = SessionOptions {
             after_input,
             ..SessionOptions::default()
         };
-        run_session(io::Cursor::new(input), out.clone(), options).unwrap();
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-        text.lines()
+        output_of(input.to_string(), options)
+            .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .filter(|v: &Value| v["type"] != "info")
             .collect()
@@ -836,29 +843,15 @@ mod id_tests {
         for id in ["1e2", "-0", "18446744073709551616", "0.10", "\"\\ud800\""] {
             let line =
                 format!("{{\"cmd\":\"ping\",\"id\":{id}}}\n{{\"cmd\":\"nonsense\",\"id\":{id}}}\n");
-            let out = Shared::default();
-            run_session(
-                io::Cursor::new(line),
-                out.clone(),
-                SessionOptions::default(),
-            )
-            .unwrap();
-            let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            let text = output_of(line, SessionOptions::default());
             for reply in text.lines() {
                 assert!(reply.contains(&format!("\"id\":{id}")), "{id}: {reply}");
             }
         }
         // A line that is not JSON because of its lone surrogate still gets
         // its id back.
-        let out = Shared::default();
         let line = "{\"cmd\":\"ping\",\"id\":\"\\ud800\",\"x\":\"\\udc00\"}\n";
-        run_session(
-            io::Cursor::new(line),
-            out.clone(),
-            SessionOptions::default(),
-        )
-        .unwrap();
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let text = output_of(line.to_string(), SessionOptions::default());
         assert!(text.contains("\"code\":\"bad_json\""), "{text}");
         assert!(text.contains("\"id\":\"\\ud800\""), "{text}");
     }

@@ -342,13 +342,17 @@ impl Solver {
         self.with_helpers(p, false, |solver| solver.best_move_alone(p))
     }
 
+    /// The first column in centre-first order that wins at once, if any.
+    fn winning_column(&self, p: &Position) -> Option<u32> {
+        let winning = p.winning_moves();
+        (winning != 0).then(|| p.column_of(first_in_order(&self.order, winning)))
+    }
+
     /// [`Solver::best_move_within`] on this thread alone.
     fn best_move_alone(&mut self, p: &Position) -> Option<(u32, i32)> {
         self.prepare(p);
-        let winning = p.winning_moves();
-        if winning != 0 {
-            let cell = first_in_order(&self.order, winning);
-            return Some((p.column_of(cell), score::win_now(p)));
+        if let Some(column) = self.winning_column(p) {
+            return Some((column, score::win_now(p)));
         }
         if let Some(m) = self.book_entry(p) {
             return Some((m.column, m.score));
@@ -417,12 +421,8 @@ impl Solver {
     /// [`Solver::outcome_move_within`] on this thread alone.
     fn outcome_move_alone(&mut self, p: &Position) -> Option<(u32, Outcome)> {
         self.prepare(p);
-        let winning = p.winning_moves();
-        if winning != 0 {
-            return Some((
-                p.column_of(first_in_order(&self.order, winning)),
-                Outcome::Win,
-            ));
+        if let Some(column) = self.winning_column(p) {
+            return Some((column, Outcome::Win));
         }
         if let Some(m) = self.book_entry(p) {
             return Some((m.column, Outcome::of(m.score)));
