@@ -53,9 +53,10 @@ enum Cmd {
         "  margin=MS overrides --time-margin; option.agent='alphabeta:depth=4' sets an engine\n",
         "  option; quote values that hold commas; cmd=self runs this binary's built-in engine.\n",
         "Forfeits: illegal move, time, crash, stall (no reply, or no pong during a search),\n",
-        "  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C stops starting games\n",
-        "  and finishes the running ones (twice: abandons them); the log keeps every finished\n",
-        "  game and running again with the same --log resumes."
+        "  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C (or SIGTERM, as sent\n",
+        "  by Slurm's scancel) stops starting games and finishes the running ones (twice:\n",
+        "  abandons them); the log keeps every finished game and running again with the same\n",
+        "  --log resumes."
     ))]
     Match(MatchArgs),
     /// A round robin or gauntlet between three or more engines, with a

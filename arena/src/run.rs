@@ -321,7 +321,8 @@ fn preflight(specs: &[EngineSpec]) -> Result<()> {
     Ok(())
 }
 
-/// Ctrl-C once stops starting games; twice abandons the running ones.
+/// Ctrl-C or SIGTERM (or SIGHUP) once stops starting games; twice abandons
+/// the running ones.
 fn install_interrupt(flags: &Flags) {
     let flags = flags.clone();
     // Only the first run of a process installs the handler; the others
@@ -332,7 +333,7 @@ fn install_interrupt(flags: &Flags) {
             eprintln!("\nconnect4-arena: abandoning the running games");
         } else {
             eprintln!(
-                "\nconnect4-arena: stopping: finishing the running games (Ctrl-C again abandons them)"
+                "\nconnect4-arena: stopping: finishing the running games (Ctrl-C or SIGTERM again abandons them)"
             );
         }
     })

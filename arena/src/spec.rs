@@ -72,6 +72,9 @@ impl EngineSpec {
     }
 }
 
+/// The largest `go` depth the protocol allows.
+pub const MAX_DEPTH: u64 = 1000;
+
 /// The keys a spec may use.
 const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, tc, margin, option.NAME";
 
@@ -89,6 +92,9 @@ pub enum SpecError {
         /// The value given.
         value: String,
     },
+    /// A depth beyond the protocol's largest.
+    #[error("'depth={0}': the protocol allows depths from 1 to {MAX_DEPTH}")]
+    DepthTooLarge(u64),
     /// A margin that is not a whole number of milliseconds.
     #[error("'margin={0}': expected milliseconds (an integer)")]
     BadMargin(String),
@@ -152,7 +158,13 @@ impl FromStr for EngineSpec {
                 "cmd" => spec.cmd = value.to_string(),
                 "arg" => spec.args.push(value.to_string()),
                 "movetime" => spec.movetime_ms = Some(number(value)?),
-                "depth" => spec.depth = Some(number(value)?),
+                "depth" => {
+                    let depth = number(value)?;
+                    if depth > MAX_DEPTH {
+                        return Err(SpecError::DepthTooLarge(depth));
+                    }
+                    spec.depth = Some(depth);
+                }
                 "nodes" => spec.nodes = Some(number(value)?),
                 "tc" => spec.clock = Some(parse_tc(value)?),
                 "margin" => {
@@ -274,6 +286,13 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("positive integer")
+        );
+        assert!(
+            "cmd=x,depth=1001"
+                .parse::<EngineSpec>()
+                .unwrap_err()
+                .to_string()
+                .contains("from 1 to 1000")
         );
         let q: EngineSpec = "cmd=x,option.agent='alphabeta:depth=4,eval=local',name=\"a,b\""
             .parse()

@@ -399,7 +399,18 @@ fn an_sprt_stops_the_match_once_it_decides() {
 
 #[test]
 fn ctrl_c_finishes_running_games_and_the_log_resumes() {
-    let dir = scratch("sigint");
+    interrupt_finishes_running_games("-INT");
+}
+
+#[test]
+fn sigterm_as_from_scancel_finishes_running_games_like_ctrl_c() {
+    interrupt_finishes_running_games("-TERM");
+}
+
+/// Sends `signal` to a match once two games are logged: it stops with 130,
+/// says how to resume, and its log holds each finished game once.
+fn interrupt_finishes_running_games(signal: &str) {
+    let dir = scratch(&format!("signal{signal}"));
     let log = dir.join("games.jsonl");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
         .args([
@@ -412,7 +423,7 @@ fn ctrl_c_finishes_running_games_and_the_log_resumes() {
         .unwrap();
     wait_for_games(&log, 2);
     std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     let out = child.wait_with_output().unwrap();

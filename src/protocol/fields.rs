@@ -43,7 +43,7 @@ const POSITIVE: Kind = Kind::Whole {
 
 /// The limits of `go` and `analyze`.
 const LIMITS: &[(&str, Kind)] = &[
-    ("depth", Kind::Whole { min: 1, max: 64 }),
+    ("depth", Kind::Whole { min: 1, max: 1000 }),
     ("nodes", POSITIVE),
     ("movetime_ms", POSITIVE),
     ("clock", Kind::Clock),
@@ -327,7 +327,7 @@ mod tests {
         let err = |cmd, json| run(cmd, json).0.unwrap_err();
         assert_eq!(
             err("go", r#"{"cmd":"go","depth":"5"}"#),
-            "field 'depth': expected a whole number from 1 to 64, got the string \"5\""
+            "field 'depth': expected a whole number from 1 to 1000, got the string \"5\""
         );
         assert_eq!(
             err("go", r#"{"cmd":"go","movetime_ms":1e26}"#),
