@@ -379,3 +379,36 @@ fn every_subcommand_s_help_ends_with_an_example() {
         assert!(!last.is_empty(), "{sub:?}");
     }
 }
+
+#[test]
+fn book_build_carries_on_with_its_own_board_and_refuses_another() {
+    let dir = std::env::temp_dir().join(format!("c4-bookcli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("small.c4book");
+    let build = |extra: &[&str]| {
+        let mut cmd = connect4();
+        cmd.args(["book", "build", "--hash-mb", "16", "--out"])
+            .arg(&book)
+            .args(extra);
+        cmd
+    };
+    build(&["--rules", "5x4x4", "--depth", "3"])
+        .assert()
+        .success();
+    // Without --rules, a shard or a resume works on the file's board.
+    build(&["--depth", "4", "--shard", "1/2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("shard done"));
+    build(&["--depth", "4"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("complete to ply 4"));
+    build(&["--rules", "7x6x4", "--depth", "5"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "is a book for the 5x4x4 board, but --rules says 7x6x4",
+        ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -89,6 +89,11 @@ pub struct RunArgs {
     /// the shards' logs with `merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Start each engine once, print what the run would play (and what its
+    /// log already holds), and stop without playing: for checking a command
+    /// before sending it to a cluster.
+    #[arg(long)]
+    pub check: bool,
 }
 
 impl RunArgs {
@@ -112,6 +117,7 @@ impl RunArgs {
             summary: None,
             csv: None,
             shard: None,
+            check: false,
         }
     }
 }
@@ -328,6 +334,7 @@ fn install_interrupt(flags: &Flags) {
     // Only the first run of a process installs the handler; the others
     // keep it (a process runs one match).
     ctrlc::set_handler(move || {
+        flags.interrupted.store(true, Ordering::SeqCst);
         if flags.stop.swap(true, Ordering::SeqCst) {
             flags.abort.store(true, Ordering::SeqCst);
             eprintln!("\nconnect4-arena: abandoning the running games");
@@ -533,8 +540,13 @@ pub fn run_games(
     sprt: Option<Sprt>,
 ) -> Result<ExitCode> {
     let plan = Plan::new(specs, mode, args)?;
-    // The log is locked before it is read, so that two runs never share it.
-    let writer = args.log.as_deref().map(log::Writer::open).transpose()?;
+    // The log is locked before it is read, so that two runs never share it
+    // (a check only reads it).
+    let writer = if args.check {
+        None
+    } else {
+        args.log.as_deref().map(log::Writer::open).transpose()?
+    };
     let logged = plan.logged_games(args.log.as_deref())?;
     preflight(&plan.specs)?;
     let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
@@ -555,6 +567,13 @@ pub fn run_games(
         share,
         done.len(),
     )?;
+    if args.check {
+        println!(
+            "check passed: every engine starts and answers; {} of {share} games to play",
+            todo.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let flags = Flags::default();
     install_interrupt(&flags);
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);

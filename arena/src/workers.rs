@@ -4,18 +4,22 @@
 //!
 //! Stopping is cooperative: `stop` makes workers take no new game (running
 //! ones finish and are reported); `abort` abandons running games between
-//! moves (they are not reported, so a resumed run plays them again).
+//! moves (they are not reported, so a resumed run plays them again). After
+//! an interrupt, a game lost by a crash or a stall is abandoned too: the
+//! signal that stops the arena may have reached the engine as well (Slurm's
+//! `scancel` signals every process of a job), and that is no result.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use connect4::Rules;
 use connect4::agents::game_seed;
 
 use crate::debug_log::DebugLog;
+use crate::ending::Reason;
 use crate::play::{Adjudicator, GameRecord, GameSetup, Seat, play_game};
 use crate::schedule::Job;
 use crate::spec::EngineSpec;
@@ -60,7 +64,32 @@ pub struct Flags {
     pub stop: Arc<AtomicBool>,
     /// Abandon running games.
     pub abort: Arc<AtomicBool>,
+    /// A signal (Ctrl-C, SIGTERM) asked the run to stop.
+    pub interrupted: Arc<AtomicBool>,
 }
+
+/// Whether a game is abandoned rather than reported because it was lost to
+/// an interrupt: it ended by a crash or a stall and the run is being
+/// interrupted. The signal reaches the engine and the arena at about the
+/// same time, so a crash waits [`INTERRUPT_GRACE`] for the arena's own.
+fn lost_to_the_interrupt(record: &GameRecord, interrupted: &AtomicBool) -> bool {
+    if !matches!(record.end.reason, Reason::Crash | Reason::Stall) {
+        return false;
+    }
+    let deadline = Instant::now() + INTERRUPT_GRACE;
+    loop {
+        if interrupted.load(Ordering::SeqCst) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// How long a crash waits to learn whether the arena is being interrupted.
+const INTERRUPT_GRACE: Duration = Duration::from_millis(50);
 
 /// The `newgame` seed of game `game` of a run seeded `seed`.
 pub fn seed_of(seed: u64, game: u64) -> u64 {
@@ -114,6 +143,15 @@ pub fn run(
                     let Some(record) = play_game(setup, first, second) else {
                         break;
                     };
+                    if lost_to_the_interrupt(&record, &flags.interrupted) {
+                        eprintln!(
+                            "connect4-arena: game {} abandoned: {} while the run was stopping \
+                             (a resumed run plays it again)",
+                            job.game,
+                            record.end.detail.as_deref().unwrap_or("an engine failed")
+                        );
+                        break;
+                    }
                     if tx.send((job, record)).is_err() {
                         break;
                     }

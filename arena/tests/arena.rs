@@ -399,17 +399,19 @@ fn an_sprt_stops_the_match_once_it_decides() {
 
 #[test]
 fn ctrl_c_finishes_running_games_and_the_log_resumes() {
-    interrupt_finishes_running_games("-INT");
+    interrupt_finishes_running_games("-INT", false);
 }
 
 #[test]
-fn sigterm_as_from_scancel_finishes_running_games_like_ctrl_c() {
-    interrupt_finishes_running_games("-TERM");
+fn sigterm_to_every_process_as_from_scancel_stops_the_run_and_scores_no_crash() {
+    interrupt_finishes_running_games("-TERM", true);
 }
 
-/// Sends `signal` to a match once two games are logged: it stops with 130,
-/// says how to resume, and its log holds each finished game once.
-fn interrupt_finishes_running_games(signal: &str) {
+/// Sends `signal` to a match once two games are logged (with `everyone`,
+/// to its engines too, as Slurm's `scancel` does): it stops with 130, says
+/// how to resume, and its log holds each finished game once, none lost to
+/// a crash or stall the signal caused.
+fn interrupt_finishes_running_games(signal: &str, everyone: bool) {
     let dir = scratch(&format!("signal{signal}"));
     let log = dir.join("games.jsonl");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
@@ -422,10 +424,17 @@ fn interrupt_finishes_running_games(signal: &str) {
         .spawn()
         .unwrap();
     wait_for_games(&log, 2);
-    std::process::Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
+    let mut pids = vec![child.id()];
+    if everyone {
+        pids.extend(children_of(child.id()));
+        assert!(pids.len() > 1, "the arena runs its engines");
+    }
+    for pid in pids {
+        std::process::Command::new("kill")
+            .args([signal, &pid.to_string()])
+            .status()
+            .unwrap();
+    }
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{text}");
@@ -438,6 +447,27 @@ fn interrupt_finishes_running_games(signal: &str) {
     let mut numbers = game_numbers(&games);
     numbers.dedup();
     assert_eq!(numbers.len(), games.len(), "no game twice");
+    let lost = games
+        .iter()
+        .filter(|g| matches!(g.reason, Reason::Crash | Reason::Stall))
+        .count();
+    assert_eq!(lost, 0, "no game scored as lost to the signal");
+}
+
+/// The processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                // The parent is the second field after the command's ')'.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
 }
 
 #[test]
@@ -1051,4 +1081,33 @@ fn debug_writes_every_line_to_and_from_every_engine() {
             "no {engine} {arrow} {what} in:\n{text}"
         );
     }
+}
+
+#[test]
+fn check_starts_the_engines_and_plays_nothing() {
+    let dir = scratch("check");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", MCTS, "--engine", DEEP, "--games", "8"])
+        .args(["--shard", "2/3", "--check", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("shard 2/3 (2 games)"))
+        .stdout(predicate::str::contains("check passed"));
+    assert!(!log.exists(), "a check writes no log");
+    arena()
+        .args([
+            "match",
+            "--engine",
+            MCTS,
+            "--engine",
+            "name=x,cmd=/no/such/engine",
+        ])
+        .arg("--check")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "engine 'x' (/no/such/engine) does not start",
+        ));
 }

@@ -28,12 +28,12 @@ pub enum BenchError {
         text: String,
     },
     /// The moves are not a legal game.
-    #[error("line {line}: {source}")]
+    #[error("line {line}: {error}")]
     Moves {
         /// 1-based line number.
         line: usize,
         /// What is wrong with the moves.
-        source: MoveError,
+        error: MoveError,
     },
     /// The game is already over.
     #[error("line {line}: the game is already over")]
@@ -71,7 +71,7 @@ pub fn parse_cases(rules: Rules, text: &str) -> Result<Vec<Case>, BenchError> {
         };
         let score: i32 = score.parse().map_err(|_| syntax())?;
         let game = Game::from_move_string(rules, moves)
-            .map_err(|source| BenchError::Moves { line, source })?;
+            .map_err(|error| BenchError::Moves { line, error })?;
         if game.position().is_over() {
             return Err(BenchError::Over { line });
         }

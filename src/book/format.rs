@@ -21,12 +21,12 @@ const HASH_BYTES: usize = 8;
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
     /// The file could not be read or written.
-    #[error("book file '{path}': {source}")]
+    #[error("book file '{path}': {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// What the system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The bytes are not a valid book; `path` is empty for bytes in memory.
     #[error("book{}: {problem}", path_label(.path))]
@@ -154,9 +154,9 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
 
 /// Reads a book file.
 pub(super) fn load(path: &Path) -> Result<Book, BookError> {
-    let bytes = std::fs::read(path).map_err(|source| BookError::Io {
+    let bytes = std::fs::read(path).map_err(|error| BookError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     decode(&bytes).map_err(|e| match e {
         BookError::Invalid { problem, .. } => BookError::Invalid {
@@ -169,9 +169,9 @@ pub(super) fn load(path: &Path) -> Result<Book, BookError> {
 
 /// Writes a book file atomically.
 pub(super) fn save(book: &Book, path: &Path) -> Result<(), BookError> {
-    crate::atomic_file::write(path, encode(book)).map_err(|source| BookError::Io {
+    crate::atomic_file::write(path, encode(book)).map_err(|error| BookError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 

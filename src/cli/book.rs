@@ -43,9 +43,10 @@ pub struct BuildArgs {
     /// Stop after this many seconds (the file keeps what was solved).
     #[arg(long)]
     time: Option<f64>,
-    /// Board as COLUMNSxROWSxINAROW (a new book only).
-    #[arg(long, default_value = "7x6x4")]
-    rules: Rules,
+    /// Board as COLUMNSxROWSxINAROW of a new book (default 7x6x4); an
+    /// existing book keeps its own.
+    #[arg(long)]
+    rules: Option<Rules>,
     /// The solver's table size in MiB.
     #[arg(long, default_value_t = 1024)]
     hash_mb: usize,
@@ -134,17 +135,16 @@ fn open_or_shipped(path: Option<&Path>) -> Result<Book, BookError> {
 fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
     let mut book = if args.out.exists() {
         let book = Book::load(&args.out)?;
-        if book.rules() != args.rules {
+        if let Some(rules) = args.rules.filter(|&r| r != book.rules()) {
             bail!(
-                "'{}' is a book for the {} board, but --rules says {}",
+                "'{}' is a book for the {} board, but --rules says {rules}",
                 args.out.display(),
                 book.rules(),
-                args.rules
             );
         }
         book
     } else {
-        Book::new(args.rules)
+        Book::new(args.rules.unwrap_or(Rules::STANDARD))
     };
     let time = match args.time {
         Some(t) if !(t.is_finite() && t > 0.0) => {

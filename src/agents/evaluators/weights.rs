@@ -86,12 +86,12 @@ impl EvalKind {
 #[derive(Debug, Error)]
 pub enum WeightsError {
     /// The file could not be read or written.
-    #[error("weights file {path}: {source}")]
+    #[error("weights file {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not a valid weights file.
     #[error("weights file {path}: {why}")]
@@ -195,9 +195,9 @@ impl Weights {
             path: path.to_path_buf(),
             why,
         };
-        let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| WeightsError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let file: File = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         crate::agents::file_header::check_header(&file.format, file.version, FORMAT, VERSION)
@@ -226,9 +226,9 @@ impl Weights {
 
     /// Writes a weights file (through a temporary file).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        crate::atomic_file::write(path, self.to_json()).map_err(|source| WeightsError::Io {
+        crate::atomic_file::write(path, self.to_json()).map_err(|error| WeightsError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
     }
 }

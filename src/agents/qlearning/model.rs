@@ -50,12 +50,12 @@ pub struct Hyperparameters {
 #[derive(Debug, Error)]
 pub enum ModelError {
     /// The file could not be read or written.
-    #[error("model file {path}: {source}")]
+    #[error("model file {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not a valid model.
     #[error("model file {path}: {why}")]
@@ -134,9 +134,9 @@ impl QModel {
             path: path.to_path_buf(),
             why,
         };
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ModelError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let file: File =
             serde_json::from_str(&text).map_err(|e| invalid(format!("not a model file: {e}")))?;
@@ -172,9 +172,9 @@ impl QModel {
     /// Writes the model to `path` through a temporary file, so a crash never
     /// leaves half a model under the name.
     pub fn save(&self, path: &Path) -> Result<(), ModelError> {
-        let io = |source| ModelError::Io {
+        let io = |error| ModelError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let file = File {
             format: FORMAT.into(),

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Tests the Slurm scripts' logic without a cluster, with the stand-ins in
+# scripts/slurm/fake/ (sbatch runs each job at once): a 24-game match as 3
+# tasks of which one is "killed" (skipped), the merge refusing, rerun.sh
+# finishing it, and a 5x4x4 book built to ply 5 in 3 shards a ply; both
+# compared with the same work done without shards. Part of the tests
+# (scripts/test); selftest.sh does the same on a real one-node cluster.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+arena=${CONNECT4_ARENA:-$root/target/debug/connect4-arena}
+c4=${CONNECT4:-$root/target/debug/connect4}
+for b in "$arena" "$c4"; do
+    [[ -x $b ]] || { echo "test-without-slurm: $b is missing: cargo build --workspace first" >&2; exit 2; }
+done
+tmp=$(mktemp -d /tmp/c4-fake-slurm.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export PATH=$root/scripts/slurm/fake:$PATH FAKE_SLURM_STATE=$tmp/slurm
+fail() {
+    echo "test-without-slurm: FAILED: $*" >&2
+    exit 1
+}
+
+match=(match --engine "name=ab3,cmd=self,option.agent='alphabeta:depth=3'"
+    --engine "name=mcts,cmd=self,option.agent='mcts:simulations=300'" --games 24 --seed 3)
+run=$tmp/match
+FAKE_SBATCH_SKIP=2 "$root/scripts/slurm/submit-arena.sh" --tasks 3 --dir "$run" --arena "$arena" \
+    "${match[@]}" >"$tmp/submit.txt"
+[[ ! -e $run/done/2 && ! -e $run/results.txt ]] || fail "the skipped task 2 counted as done"
+grep -q "shards not done: 2 " "$run/out/merge.txt" || fail "the merge did not refuse: $(cat "$run/out/merge.txt")"
+"$root/scripts/slurm/rerun.sh" "$run" >"$tmp/rerun.txt"
+grep -q "rerunning tasks 2 of" "$tmp/rerun.txt" || fail "rerun.sh did not pick task 2: $(cat "$tmp/rerun.txt")"
+[[ -e $run/results.txt ]] || fail "no results after the rerun: $(cat "$run/out/merge.txt")"
+# The same command again is a resume; another one in the same folder is refused.
+"$root/scripts/slurm/submit-arena.sh" --tasks 3 --dir "$run" --arena "$arena" "${match[@]}" >"$tmp/again.txt"
+grep -q "resuming the run" "$tmp/again.txt" || fail "submitting the same command again did not resume"
+if "$root/scripts/slurm/submit-arena.sh" --tasks 3 --dir "$run" --arena "$arena" \
+    "${match[@]}" --seed 4 2>"$tmp/err.txt"; then
+    fail "another command in the same folder was accepted"
+fi
+grep -q "holds a run of another command" "$tmp/err.txt" || fail "unclear refusal: $(cat "$tmp/err.txt")"
+# A bad engine path fails at submission, with the arena's message.
+if "$root/scripts/slurm/submit-arena.sh" --tasks 3 --dir "$tmp/bad" --arena "$arena" \
+    match --engine name=x,cmd=/no/such/engine --engine name=y,cmd=self 2>"$tmp/err.txt" >/dev/null; then
+    fail "a missing engine was submitted"
+fi
+grep -q "does not start" "$tmp/err.txt" || fail "unclear refusal: $(cat "$tmp/err.txt")"
+
+"$arena" "${match[@]}" --log "$tmp/whole.jsonl" >"$tmp/whole.txt" 2>/dev/null
+key() { grep -ho '"game":[0-9]*,.*"reason":"[^"]*"' "$@" | sed 's/"detail":"[^"]*",//' | sort; }
+diff <(key "$tmp/whole.jsonl") <(key "$run"/logs/*.jsonl) >/dev/null ||
+    fail "the merged games differ from the unsharded run"
+[[ $(key "$tmp/whole.jsonl" | wc -l) == 24 ]] || fail "the unsharded run did not play 24 games"
+
+book=$tmp/book
+"$root/scripts/slurm/submit-book.sh" --tasks 3 --rules 5x4x4 --depth 5 --hash-mb 16 \
+    --dir "$book" --connect4 "$c4" >"$tmp/book.txt"
+grep -q "complete to ply 5: done" "$book/out/merge.txt" || fail "the book did not reach ply 5: $(tail -n 3 "$book/out/merge.txt")"
+"$c4" book build --out "$tmp/whole.c4book" --rules 5x4x4 --depth 5 --hash-mb 16 >/dev/null 2>&1
+cmp -s "$tmp/whole.c4book" "$book/book.c4book" || fail "the sharded book differs from the unsharded one"
+echo "test-without-slurm: passed (24 games merged = unsharded after a rerun; a 5x4x4 book to ply 5 in shards = unsharded)"
