@@ -18,7 +18,7 @@
 //!
 //! Beside them, tools for people and long jobs: [`mod@bench`] (solving
 //! labelled positions), [`perft`], [`progress`], [`cpu_time`], [`stats`]
-//! (match statistics: Elo, intervals, SPRT).
+//! (match statistics: Elo, intervals, SPRT), [`plot`] (SVG line charts).
 //!
 //! - [`rules`]: board size and winning line length;
 //! - [`position`]: the bitboard position and its threat helpers;
@@ -44,6 +44,7 @@ pub mod game;
 pub mod grid;
 pub mod openings;
 pub mod perft;
+pub mod plot;
 pub mod position;
 pub mod progress;
 pub mod protocol;

@@ -140,8 +140,11 @@ fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
     let dir = std::env::temp_dir().join(format!("c4-train-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let model = dir.join("q.json");
+    let plot = dir.join("q.svg");
     connect4()
         .args(["train", "qlearning", "--episodes", "400", "--window", "100"])
+        .arg("--plot")
+        .arg(&plot)
         .args([
             "--explore",
             "epsilon:1.0..0.05",
@@ -162,6 +165,10 @@ fn train_writes_a_model_and_a_curve_that_a_session_plays_with() {
         "episode,mean_reward,win_rate,draw_rate,mean_length"
     );
     assert!(lines[4].starts_with("400,"), "{curve}");
+    let texts = svg_texts(&plot);
+    for series in ["wins", "draws", "mean reward", "mean length"] {
+        assert!(texts.iter().any(|t| t == series), "{series} in {texts:?}");
+    }
 
     // The model plays on its board and refuses another one.
     let agent = format!("qlearning:model={}", model.display());
@@ -227,8 +234,11 @@ fn tune_writes_weights_that_an_agent_loads() {
     let dir = std::env::temp_dir().join(format!("c4-tune-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("w.json");
+    let plot = dir.join("tune.svg");
     connect4()
         .args(["tune", "--eval", "features", "--agent", "alphabeta:depth=1"])
+        .arg("--plot")
+        .arg(&plot)
         .args([
             "--iterations",
             "2",
@@ -250,6 +260,10 @@ fn tune_writes_weights_that_an_agent_loads() {
         .stderr(predicate::str::contains("over 12 games"));
     let w = connect4::agents::evaluators::Weights::load(&out).unwrap();
     assert_eq!(w.kind(), connect4::agents::evaluators::EvalKind::Features);
+    let texts = svg_texts(&plot);
+    for series in w.names() {
+        assert!(texts.iter().any(|t| t == series), "{series} in {texts:?}");
+    }
     let spec = format!("alphabeta:depth=2,weights={}", out.display());
     assert!(connect4::agents::build(&spec).is_ok());
     for (args, why) in [
@@ -411,4 +425,16 @@ fn book_build_carries_on_with_its_own_board_and_refuses_another() {
             "is a book for the 5x4x4 board, but --rules says 7x6x4",
         ));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The texts of an SVG picture, which must parse as XML.
+fn svg_texts(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("the picture is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(|t| t.trim().to_string())
+        .collect()
 }

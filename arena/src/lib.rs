@@ -7,7 +7,7 @@
 //! ```text
 //! commands   run (match, tournament)  merge  grade  compliance
 //!                 |                      |      |        |
-//! results    results (tables, summary, CSV)   log (JSON-lines games)
+//! results    results (tables, summary, CSV)   figures (--plot)   log (JSON-lines games)
 //!                 |
 //! play       workers (K games at once)  schedule (pairings, openings, shards)
 //!                 |
@@ -22,6 +22,7 @@
 pub mod compliance;
 pub mod debug_log;
 pub mod ending;
+pub mod figures;
 pub mod grade;
 pub mod group;
 pub mod log;

@@ -132,6 +132,9 @@ struct MergeArgs {
     /// Write the per-pairing results as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Draw the merged run as an SVG picture (Elo and SPRT over the games).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -203,5 +206,6 @@ fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
         sprt: args.sprt,
         summary: args.summary.as_deref(),
         csv: args.csv.as_deref(),
+        plot: args.plot.as_deref(),
     })
 }

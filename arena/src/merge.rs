@@ -23,6 +23,8 @@ pub struct MergeOptions<'a> {
     pub summary: Option<&'a Path>,
     /// Where to write the CSV.
     pub csv: Option<&'a Path>,
+    /// Where to draw the merged run.
+    pub plot: Option<&'a Path>,
 }
 
 /// The games of `logs`, each game once, in order; also how many duplicates
@@ -104,5 +106,15 @@ pub fn run(options: &MergeOptions) -> Result<ExitCode> {
         write!(out, "{}", results.rating_table())?;
     }
     write_outputs(&results, options.summary, options.csv)?;
+    if let Some(path) = options.plot {
+        let title = format!(
+            "{} games merged from {} log{}",
+            games.len(),
+            options.logs.len(),
+            if options.logs.len() == 1 { "" } else { "s" }
+        );
+        crate::figures::run_figure(&title, &engines, &pairings, &games, options.sprt).save(path)?;
+        writeln!(out, "drew the run in {}", path.display())?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -85,6 +85,10 @@ pub struct RunArgs {
     /// Write the per-pairing results as CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// Draw the run as an SVG picture: each pairing's Elo with its 95%
+    /// interval over the games, and the SPRT's log-likelihood ratio.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Play only shard I of N of the schedule (pairs I, I+N, ...); combine
     /// the shards' logs with `merge`.
     #[arg(long, value_name = "I/N")]
@@ -116,6 +120,7 @@ impl RunArgs {
             debug: None,
             summary: None,
             csv: None,
+            plot: None,
             shard: None,
             check: false,
         }
@@ -684,6 +689,11 @@ fn report_run(
         write!(out, "{}", results.rating_table())?;
     }
     write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
+    if let Some(path) = &args.plot {
+        crate::figures::run_figure(&plan.title(), &plan.names, &plan.pairings, &games, sprt)
+            .save(path)?;
+        writeln!(out, "drew the run in {}", path.display())?;
+    }
     if speed.played > 0 {
         let moves = speed.moves.max(1) as f64;
         writeln!(

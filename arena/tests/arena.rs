@@ -430,8 +430,10 @@ fn interrupt_finishes_running_games(signal: &str, everyone: bool) {
         assert!(pids.len() > 1, "the arena runs its engines");
     }
     for pid in pids {
+        // An engine may have ended since the listing; that is no failure.
         std::process::Command::new("kill")
             .args([signal, &pid.to_string()])
+            .stderr(Stdio::null())
             .status()
             .unwrap();
     }
@@ -1110,4 +1112,51 @@ fn check_starts_the_engines_and_plays_nothing() {
         .stderr(predicate::str::contains(
             "engine 'x' (/no/such/engine) does not start",
         ));
+}
+
+#[test]
+fn plot_draws_the_elo_and_the_sprt_of_a_match_and_of_a_merge() {
+    let dir = scratch("plot");
+    let (plot, merged, log) = (
+        dir.join("m.svg"),
+        dir.join("merged.svg"),
+        dir.join("g.jsonl"),
+    );
+    arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--games", "12"])
+        .args(["--sprt", "elo0=0,elo1=20", "--plot"])
+        .arg(&plot)
+        .arg("--log")
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("drew the run in"));
+    arena()
+        .args(["merge", "--sprt", "elo0=0,elo1=20", "--plot"])
+        .arg(&merged)
+        .arg(&log)
+        .assert()
+        .success();
+    for path in [&plot, &merged] {
+        let text = std::fs::read_to_string(path).unwrap();
+        let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .map(str::trim)
+            .collect();
+        // The pairing in both panels' legends (the match's title is the
+        // pairing too), and the SPRT's bounds.
+        let legends = texts
+            .iter()
+            .skip(1)
+            .filter(|t| **t == "ab3 vs mcts")
+            .count();
+        assert_eq!(legends, 2, "{texts:?}");
+        assert!(
+            texts.iter().any(|t| t.starts_with("accept H1")),
+            "{texts:?}"
+        );
+    }
 }
