@@ -32,9 +32,6 @@ const PALETTE: [RGBColor; 8] = [
 /// What can go wrong when drawing a figure.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
-    /// Nothing to draw.
-    #[error("the figure '{0}' has no points to draw")]
-    Empty(String),
     /// A value that is not a finite number.
     #[error("series '{series}': the point ({x}, {y}) is not a finite number")]
     NotFinite {
@@ -212,15 +209,10 @@ impl Figure {
         })
     }
 
-    /// Refuses figures that cannot be drawn, naming the bad point.
+    /// Refuses figures that cannot be drawn, naming the bad point. A figure
+    /// without points is drawn, with empty axes: a run whose Elo is still
+    /// infinite has nothing finite to show yet, and that is no error.
     fn check(&self) -> Result<(), PlotError> {
-        if self
-            .panels
-            .iter()
-            .all(|p| p.series.iter().all(|s| s.points.is_empty()))
-        {
-            return Err(PlotError::Empty(self.title.clone()));
-        }
         for panel in &self.panels {
             for s in &panel.series {
                 for p in &s.points {
@@ -502,7 +494,10 @@ mod tests {
         assert!(e.contains("0 at x = 1"), "{e}");
         let e = figure(false, &[f64::NAN]).svg().unwrap_err().to_string();
         assert!(e.contains("not a finite number"), "{e}");
-        let e = figure(false, &[]).svg().unwrap_err().to_string();
-        assert!(e.contains("no points"), "{e}");
+        let empty = figure(false, &[]).svg().unwrap();
+        assert!(
+            empty.contains("known data"),
+            "an empty figure still has its axes and title"
+        );
     }
 }

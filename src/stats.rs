@@ -267,6 +267,20 @@ fn penta_moments(penta: &[u32; 5], reg: f64) -> (f64, f64, f64) {
     (mean, var, n)
 }
 
+/// The 95% Wilson score interval of a proportion: `successes` of `n`
+/// trials (0 to 1 with no trials).
+pub fn wilson(successes: u32, n: u32) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (k, n) = (f64::from(successes), f64::from(n));
+    let z = 1.96_f64;
+    let p = k / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 /// The Elo difference of a score in the logistic model.
 pub fn elo_of(score: f64) -> f64 {
     if score <= 0.0 {
@@ -577,5 +591,21 @@ mod tests {
             let e = bad.parse::<Sprt>().unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // 87 of 100: 0.790 to 0.922; 100 of 100: 0.963 to 1 (Wilson, z = 1.96).
+        let (lo, hi) = wilson(87, 100);
+        assert!(
+            (lo - 0.7902).abs() < 1e-3 && (hi - 0.9224).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson(100, 100);
+        assert!(
+            (hi - 1.0).abs() < 1e-9 && (lo - 0.9630).abs() < 1e-3,
+            "{lo}"
+        );
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
     }
 }

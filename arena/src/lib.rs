@@ -5,7 +5,7 @@
 //! # Layers
 //!
 //! ```text
-//! commands   run (match, tournament)  merge  grade  compliance
+//! commands   run (match, tournament)  merge  grade  compliance  experiment
 //!                 |                      |      |        |
 //! results    results (tables, summary, CSV)   figures (--plot)   log (JSON-lines games)
 //!                 |
@@ -22,6 +22,7 @@
 pub mod compliance;
 pub mod debug_log;
 pub mod ending;
+pub mod experiment;
 pub mod figures;
 pub mod grade;
 pub mod group;

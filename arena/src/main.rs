@@ -17,7 +17,7 @@ use connect4_arena::merge::{self, MergeOptions};
 use connect4_arena::run::{RunArgs, run_games};
 use connect4_arena::schedule::Mode;
 use connect4_arena::spec::EngineSpec;
-use connect4_arena::{compliance, grade};
+use connect4_arena::{compliance, experiment, grade};
 
 /// Matches, tournaments and grading between Connect-4 engine processes that
 /// speak the connect4 protocol. With no subcommand, a short demonstration
@@ -86,6 +86,14 @@ enum Cmd {
         Engines as in connect4-arena match --help."
     )]
     Compliance(compliance::Args),
+    /// Rerun one of the course reports' experiments and write its CSV,
+    /// markdown table and SVG pictures.
+    #[command(
+        after_help = "Example: connect4-arena experiment vs-random --games 1000 --out experiments
+
+        connect4-arena experiment --list names them; docs/experiments.md has the results."
+    )]
+    Experiment(ExperimentArgs),
     /// Serve the engine protocol on stdin/stdout (used to spawn copies of
     /// this binary as engines: cmd=self in a spec).
     #[command(hide = true)]
@@ -137,6 +145,67 @@ struct MergeArgs {
     plot: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct ExperimentArgs {
+    /// The experiment: its name or letter (see --list).
+    #[arg(required_unless_present = "list")]
+    name: Option<String>,
+    /// List the experiments.
+    #[arg(long)]
+    list: bool,
+    /// Games per match (positions for node-counts); default: the
+    /// experiment's own.
+    #[arg(long)]
+    games: Option<u32>,
+    /// The folder for its files and its matches' logs (running again
+    /// resumes them).
+    #[arg(long, default_value = "experiments")]
+    out: PathBuf,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, value_parser = connect4_arena::run::at_least_one)]
+    concurrency: Option<usize>,
+    /// Seed of openings, games, training and samples.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The deepest depth of the experiments that go depth by depth
+    /// (depth-tables, node-counts; default 7): for a quick look.
+    #[arg(long)]
+    max_depth: Option<u32>,
+}
+
+fn experiment_command(args: &ExperimentArgs) -> Result<ExitCode> {
+    if args.list {
+        print!("{}", experiment::list());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = args
+        .name
+        .as_deref()
+        .expect("clap requires a name without --list");
+    let chosen = experiment::find(name)?;
+    let started = std::time::Instant::now();
+    let written = experiment::run(
+        chosen,
+        &experiment::Context {
+            out: args.out.clone(),
+            games: args.games,
+            concurrency: args.concurrency,
+            seed: args.seed,
+            max_depth: args.max_depth,
+        },
+    )?;
+    println!(
+        "\nexperiment {} ({}) done in {:.0} s; wrote:",
+        chosen.letter,
+        chosen.name,
+        started.elapsed().as_secs_f64()
+    );
+    for path in written {
+        println!("  {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -155,6 +224,7 @@ fn main() -> ExitCode {
         Some(Cmd::Merge(args)) => merge_command(&args),
         Some(Cmd::Grade(args)) => grade::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
+        Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

@@ -1160,3 +1160,107 @@ fn plot_draws_the_elo_and_the_sprt_of_a_match_and_of_a_merge() {
         );
     }
 }
+
+/// A picture an experiment draws (its file name without `.svg`) and the
+/// series it must show.
+type Picture = (&'static str, &'static [&'static str]);
+
+#[test]
+fn each_experiment_at_a_tiny_size_writes_its_table_and_pictures() {
+    let dir = scratch("experiments");
+    // (experiment, extra arguments, its pictures and the series each shows)
+    let cases: [(&str, &[&str], &[Picture]); 5] = [
+        (
+            "vs-random",
+            &["--games", "2"],
+            &[("A-win-rate", &["alphabeta-4", "expectimax-4"])],
+        ),
+        (
+            "B",
+            &["--games", "2"],
+            &[("B-elo", &["local-4 vs greedy", "local-4 vs windows-4"])],
+        ),
+        (
+            "learning",
+            &["--games", "2"],
+            &[
+                (
+                    "C-learning-curve",
+                    &["wins", "draws", "mean reward", "mean length"],
+                ),
+                ("C-budgets", &["MCTS as first", "MCTS as second"]),
+            ],
+        ),
+        (
+            "depth-tables",
+            &["--games", "2", "--max-depth", "2"],
+            &[
+                (
+                    "D-win-rate",
+                    &[
+                        "pairing 1: E1's win rate",
+                        "pairing 2: E1's win rate",
+                        "pairing 3: E1's win rate",
+                    ],
+                ),
+                (
+                    "D-nodes",
+                    &["untuned, with pruning", "untuned, without pruning"],
+                ),
+            ],
+        ),
+        (
+            "E",
+            &["--games", "2", "--max-depth", "3"],
+            &[(
+                "E-nodes",
+                &[
+                    "minimax (measured)",
+                    "alpha-beta (measured)",
+                    "full tree, sum of b^i",
+                    "minimal tree (perfect ordering)",
+                ],
+            )],
+        ),
+    ];
+    for (name, extra, pictures) in cases {
+        arena()
+            .args(["experiment", name, "--out"])
+            .arg(&dir)
+            .args(extra)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("done in"));
+        let letter = &pictures[0].0[..1];
+        let table = std::fs::read_to_string(dir.join(format!("{letter}.md"))).unwrap();
+        assert!(table.starts_with(&format!("### {letter}.")), "{table}");
+        assert!(table.contains("|---|"), "{table}");
+        let csv = std::fs::read_to_string(dir.join(format!("{letter}.csv"))).unwrap();
+        assert!(csv.lines().count() >= 2, "{csv}");
+        for (picture, series) in pictures {
+            let text = std::fs::read_to_string(dir.join(format!("{picture}.svg"))).unwrap();
+            let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+            let texts: Vec<&str> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .filter_map(|n| n.text())
+                .map(str::trim)
+                .collect();
+            for s in series.iter() {
+                assert!(texts.contains(s), "{picture}: no series '{s}' in {texts:?}");
+            }
+        }
+    }
+    arena()
+        .args(["experiment", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("E  node-counts"));
+    arena()
+        .args(["experiment", "F"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "no experiment 'F'; the experiments: vs-random (A)",
+        ));
+}

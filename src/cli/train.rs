@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use connect4::Rules;
 use connect4::agents::qlearning::model::Hyperparameters;
-use connect4::agents::qlearning::train::{CurvePoint, TrainOptions, train};
-use connect4::plot::{Figure, Panel, Series};
+use connect4::agents::qlearning::train::{CurvePoint, TrainOptions, curve_figure, train};
 use connect4::progress::Progress;
 
 /// What to train.
@@ -142,43 +141,4 @@ pub fn run(what: &What, out: &mut impl Write) -> Result<ExitCode> {
         args.out.display()
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The learning curve as three panels: results, reward and game length per
-/// window of training games.
-fn curve_figure(curve: &[CurvePoint], opponent: &str, window: u64) -> Figure {
-    let x_label = format!("training games (each point: the last {window})");
-    let series = |name: &str, value: fn(&CurvePoint) -> f64| {
-        Series::from_pairs(name, curve.iter().map(|p| (p.episode as f64, value(p))))
-    };
-    Figure {
-        title: format!("Q-learning against {opponent}"),
-        panels: vec![
-            Panel {
-                title: "results".into(),
-                x_label: x_label.clone(),
-                y_label: "share of games (%)".into(),
-                y_range: Some((0.0, 100.0)),
-                series: vec![
-                    series("wins", |p| 100.0 * p.win_rate),
-                    series("draws", |p| 100.0 * p.draw_rate),
-                ],
-                ..Panel::default()
-            },
-            Panel {
-                title: "reward".into(),
-                x_label: x_label.clone(),
-                y_label: "mean reward".into(),
-                series: vec![series("mean reward", |p| p.mean_reward)],
-                ..Panel::default()
-            },
-            Panel {
-                title: "game length".into(),
-                x_label,
-                y_label: "moves per game".into(),
-                series: vec![series("mean length", |p| p.mean_length)],
-                ..Panel::default()
-            },
-        ],
-    }
 }

@@ -21,6 +21,7 @@ use thiserror::Error;
 use super::model::{self, Hyperparameters, QModel};
 use super::{columns_of, forced_move};
 use crate::agents::{Agent, AgentError, player};
+use crate::plot::{Figure, Panel, Series};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::Limits;
@@ -366,5 +367,44 @@ impl Learner {
             self.update(s, a, reward);
         }
         (reward, p.moves_played())
+    }
+}
+
+/// The learning curve as three panels: results, reward and game length per
+/// window of training games.
+pub fn curve_figure(curve: &[CurvePoint], opponent: &str, window: u64) -> Figure {
+    let x_label = format!("training games (each point: the last {window})");
+    let series = |name: &str, value: fn(&CurvePoint) -> f64| {
+        Series::from_pairs(name, curve.iter().map(|p| (p.episode as f64, value(p))))
+    };
+    Figure {
+        title: format!("Q-learning against {opponent}"),
+        panels: vec![
+            Panel {
+                title: "results".into(),
+                x_label: x_label.clone(),
+                y_label: "share of games (%)".into(),
+                y_range: Some((0.0, 100.0)),
+                series: vec![
+                    series("wins", |p| 100.0 * p.win_rate),
+                    series("draws", |p| 100.0 * p.draw_rate),
+                ],
+                ..Panel::default()
+            },
+            Panel {
+                title: "reward".into(),
+                x_label: x_label.clone(),
+                y_label: "mean reward".into(),
+                series: vec![series("mean reward", |p| p.mean_reward)],
+                ..Panel::default()
+            },
+            Panel {
+                title: "game length".into(),
+                x_label,
+                y_label: "moves per game".into(),
+                series: vec![series("mean length", |p| p.mean_length)],
+                ..Panel::default()
+            },
+        ],
     }
 }

@@ -1,0 +1,241 @@
+//! D: the report's three pairings at depths 1 to 7, with alpha-beta and
+//! with plain minimax: the untuned `features` evaluator against the random
+//! evaluator, untuned against tuned, tuned against random. Games come in
+//! colour-swapped pairs from random 4-ply openings (the report played every
+//! game from the empty board, one colour each).
+//!
+//! The tuned weights come from a self-play tuning run in process with
+//! enough games per candidate to tell weights apart ([`TUNE_PAIRS`] pairs,
+//! against the report's 15 games), kept in `OUT/D-tuned.json` and reused.
+
+use std::num::NonZeroUsize;
+
+use anyhow::Result;
+use connect4::Rules;
+use connect4::agents::evaluators::{EvalKind, Weights};
+use connect4::agents::tune::{TuneOptions, tune};
+use connect4::plot::{Figure, Panel, Point, Series};
+
+use super::tally::{cost, sides};
+use super::{Context, MatchSetup, Outputs, fixed_depth, play};
+use crate::log::GameLine;
+
+/// The deepest depth played.
+const MAX_DEPTH: u32 = 7;
+/// Tuning: candidates tried.
+const TUNE_ITERATIONS: u32 = 30;
+/// Tuning: colour-swapped pairs per candidate (400 games).
+const TUNE_PAIRS: u32 = 200;
+
+/// The three pairings: labels and the two evaluators' spec parts.
+fn pairings(tuned: &str) -> [(&'static str, [(&'static str, String); 2]); 3] {
+    let untuned = ("untuned", "eval=features".to_string());
+    let random = ("random-eval", "eval=random".to_string());
+    let tuned = ("tuned", format!("weights={tuned}"));
+    [
+        ("1", [untuned.clone(), random.clone()]),
+        ("2", [untuned, tuned.clone()]),
+        ("3", [tuned, random]),
+    ]
+}
+
+/// Runs D with `games` games per pairing, depth and search.
+pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
+    let (tuned_path, tuning) = tuned_weights(ctx)?;
+    let mut csv = String::from(
+        "search,depth,pairing,e1,e2,e1_wins,e2_wins,draws,e1_win_low,e1_win_high,e1_nodes,e2_nodes,e1_ms,e2_ms\n",
+    );
+    let mut tables = String::new();
+    let mut win_series: Vec<Series> = Vec::new();
+    let mut node_series: Vec<Series> = Vec::new();
+    let mut same_games = Vec::new();
+    for (search, label) in [
+        ("alphabeta", "with pruning"),
+        ("minimax", "without pruning"),
+    ] {
+        let mut table = format!(
+            "\n{label} (`{search}`): wins E1 / wins E2 / draws, E1's win rate [95%], mean nodes and ms per move E1 / E2\n\n\
+             | depth | pairing 1 | win rate | nodes | ms | pairing 2 | win rate | nodes | ms | pairing 3 | win rate | nodes | ms |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        );
+        let mut rates: [Vec<Point>; 3] = Default::default();
+        let mut nodes: Vec<(f64, f64)> = Vec::new();
+        for depth in ctx.depths(MAX_DEPTH) {
+            table.push_str(&format!("| {depth} "));
+            for (k, (pairing, engines)) in pairings(&tuned_path).iter().enumerate() {
+                let specs = engines.clone().map(|(name, eval)| {
+                    fixed_depth(name, &format!("{search}:depth={depth},{eval}"), depth)
+                });
+                let log = play(
+                    ctx,
+                    &MatchSetup {
+                        label: &format!("D-{search}-{depth}-{pairing}"),
+                        engines: [&specs[0], &specs[1]],
+                        games,
+                        rules: Rules::STANDARD,
+                        opening_plies: 4,
+                    },
+                )?;
+                let (e1, e2) = (engines[0].0, engines[1].0);
+                let r = sides(&log, e1).total();
+                let (lo, hi) = r.win_interval();
+                let (c1, c2) = (cost(&log, e1), cost(&log, e2));
+                csv.push_str(&format!(
+                    "{search},{depth},{pairing},{e1},{e2},{},{},{},{lo:.4},{hi:.4},{:.1},{:.1},{:.3},{:.3}\n",
+                    r.wins,
+                    r.losses,
+                    r.draws,
+                    c1.nodes_per_move(),
+                    c2.nodes_per_move(),
+                    c1.ms_per_move(),
+                    c2.ms_per_move()
+                ));
+                table.push_str(&format!(
+                    "| {}/{}/{} | {} | {:.0} / {:.0} | {:.2} / {:.2} ",
+                    r.wins,
+                    r.losses,
+                    r.draws,
+                    r.win_text(),
+                    c1.nodes_per_move(),
+                    c2.nodes_per_move(),
+                    c1.ms_per_move(),
+                    c2.ms_per_move()
+                ));
+                rates[k].push(Point::with_interval(
+                    f64::from(depth),
+                    100.0 * r.win_rate(),
+                    100.0 * lo,
+                    100.0 * hi,
+                ));
+                if k == 0 {
+                    nodes.push((f64::from(depth), c1.nodes_per_move().max(1.0)));
+                }
+                if k == 1 {
+                    same_games.push((search, depth, log));
+                }
+            }
+            table.push_str("|\n");
+        }
+        tables.push_str(&table);
+        if search == "alphabeta" {
+            for (k, points) in rates.into_iter().enumerate() {
+                win_series.push(Series::new(
+                    &format!("pairing {}: E1's win rate", k + 1),
+                    points,
+                ));
+            }
+        }
+        node_series.push(Series::from_pairs(&format!("untuned, {label}"), nodes));
+    }
+    let identical = identical_games(&same_games);
+    let markdown = format!(
+        "### D. Three pairings per depth, with and without pruning\n\n\
+         Pairing 1: untuned `features` (E1) vs the random evaluator (E2); pairing 2: untuned (E1) \
+         vs tuned (E2); pairing 3: tuned (E1) vs the random evaluator (E2). {games} games per \
+         cell, colour-swapped pairs from random 4-ply openings, seed {}.\n\n\
+         Tuned weights ({}): {tuning}\n{tables}\n\
+         Pairing 2 (both evaluators deterministic) with and without pruning: {identical}\n",
+        ctx.seed, tuned_path
+    );
+    let figures = vec![
+        (
+            "win-rate".into(),
+            Figure {
+                title: "E1's win rate per depth, with pruning, and its 95% interval".into(),
+                panels: vec![Panel {
+                    x_label: "depth (plies)".into(),
+                    y_label: "win rate (%)".into(),
+                    y_range: Some((0.0, 100.0)),
+                    rules: vec![("half".into(), 50.0)],
+                    series: win_series,
+                    ..Panel::default()
+                }],
+            },
+        ),
+        (
+            "nodes".into(),
+            Figure {
+                title: "Nodes per move of the untuned evaluator, with and without pruning".into(),
+                panels: vec![Panel {
+                    x_label: "depth (plies)".into(),
+                    y_label: "nodes per move (log scale)".into(),
+                    log_y: true,
+                    series: node_series,
+                    ..Panel::default()
+                }],
+            },
+        ),
+    ];
+    Ok(Outputs {
+        csv,
+        markdown,
+        figures,
+    })
+}
+
+/// The tuned weights file (tuned now unless it exists) and a line on the
+/// tuning.
+fn tuned_weights(ctx: &Context) -> Result<(String, String)> {
+    let path = std::path::absolute(ctx.out.join("D-tuned.json"))?;
+    let start = Weights::defaults(EvalKind::Features);
+    if path.exists() {
+        let w = Weights::load(&path)?;
+        return Ok((
+            path.display().to_string(),
+            format!("{} (from the existing file)", w.to_params()),
+        ));
+    }
+    let options = TuneOptions {
+        agent: "alphabeta:depth=2".into(),
+        start: start.clone(),
+        rules: Rules::STANDARD,
+        iterations: TUNE_ITERATIONS,
+        pairs: TUNE_PAIRS,
+        opening_plies: 4,
+        factor: 0.5,
+        z: 2.0,
+        seed: ctx.seed,
+        threads: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+    };
+    println!(
+        "D: tuning the features weights: {TUNE_ITERATIONS} candidates of {} games each",
+        2 * TUNE_PAIRS
+    );
+    let mut kept = 0;
+    let tuned = tune(&options, |step, _| kept += u32::from(step.kept))?;
+    tuned.save(&path)?;
+    Ok((
+        path.display().to_string(),
+        format!(
+            "`{}` from `{}`: {TUNE_ITERATIONS} candidates at alpha-beta depth 2, each kept only \
+             when it scored two standard errors above half over {} games against the \
+             incumbent; {kept} kept",
+            tuned.to_params(),
+            start.to_params(),
+            2 * TUNE_PAIRS
+        ),
+    ))
+}
+
+/// Whether the untuned-vs-tuned games with pruning and without are the same
+/// game for game, per depth.
+fn identical_games(runs: &[(&str, u32, Vec<GameLine>)]) -> String {
+    let mut parts = Vec::new();
+    for (_, depth, pruned) in runs.iter().filter(|r| r.0 == "alphabeta") {
+        let Some((_, _, plain)) = runs.iter().find(|r| r.0 == "minimax" && r.1 == *depth) else {
+            continue;
+        };
+        let moves = |log: &[GameLine]| {
+            let mut m: Vec<(u64, String)> = log.iter().map(|g| (g.game, g.moves.clone())).collect();
+            m.sort();
+            m
+        };
+        let (a, b) = (moves(pruned), moves(plain));
+        let same = a.iter().zip(&b).filter(|(x, y)| x == y).count();
+        parts.push(format!(
+            "depth {depth}: {same} of {} games identical",
+            a.len()
+        ));
+    }
+    parts.join("; ")
+}

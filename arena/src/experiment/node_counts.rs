@@ -1,0 +1,123 @@
+//! E: the nodes minimax and alpha-beta visit on the same positions, depth by
+//! depth, beside the slides' b^d for minimax and the best case of alpha-beta
+//! with perfect ordering, b^ceil(d/2) + b^floor(d/2) - 1 (Knuth and Moore),
+//! with b the positions' mean number of legal moves. Since the agents count
+//! every node they visit, not only the leaves, the predictions are summed
+//! over the levels 1 to d: the full tree's sum of b^i, and the minimal
+//! tree's sum of b^ceil(i/2) + b^floor(i/2) - 1.
+//!
+//! Both agents deepen one ply at a time, so the nodes of the depth-d search
+//! alone are the count at depth d minus the count at depth d - 1. They run
+//! in process with the windows evaluator, one position at a time.
+
+use anyhow::{Result, bail};
+use connect4::Rules;
+use connect4::agents::player;
+use connect4::openings::random_openings;
+use connect4::plot::{Figure, Panel, Series};
+use connect4::progress::Progress;
+use connect4::search::Limits;
+
+use super::{Context, Outputs};
+
+/// The deepest depth measured.
+const MAX_DEPTH: u32 = 7;
+/// Plies of the random positions.
+const PLIES: u32 = 6;
+
+/// Runs E on `positions` random positions.
+pub fn run(ctx: &Context, positions: u32) -> Result<Outputs> {
+    let games = random_openings(Rules::STANDARD, PLIES, positions as usize, ctx.seed);
+    if games.is_empty() {
+        bail!("no positions to measure");
+    }
+    let b = games
+        .iter()
+        .map(|g| g.position().legal_moves().len() as f64)
+        .sum::<f64>()
+        / games.len() as f64;
+    // Cumulative nodes (deepening 1..d) per agent and depth, summed over
+    // the positions; and how often both agents chose the same move.
+    let depths = ctx.depths(MAX_DEPTH);
+    let mut cumulative = [[0u64; MAX_DEPTH as usize + 1]; 2];
+    let mut same_move = [0u32; MAX_DEPTH as usize + 1];
+    let mut progress = Progress::new("E: positions", games.len() as u64);
+    for (n, game) in games.iter().enumerate() {
+        let p = game.position();
+        for depth in depths.clone() {
+            let mut columns = [0u32; 2];
+            for (a, name) in ["minimax", "alphabeta"].iter().enumerate() {
+                let mut agent = player(&format!("{name}:depth={depth}"))?;
+                let m = agent.choose(p, &Limits::none(), None);
+                cumulative[a][depth as usize] += m.nodes;
+                columns[a] = m.column;
+            }
+            same_move[depth as usize] += u32::from(columns[0] == columns[1]);
+        }
+        progress.update(n as u64 + 1, "");
+    }
+    progress.finish();
+    let count = games.len() as f64;
+    let per_depth = |a: usize, d: u32| -> f64 {
+        (cumulative[a][d as usize] - cumulative[a][d as usize - 1]) as f64 / count
+    };
+    let mut csv = String::from(
+        "depth,minimax_nodes,full_tree,alphabeta_nodes,minimal_tree,alphabeta_over_minimax,alphabeta_over_minimal,same_move\n",
+    );
+    let mut table = String::from(
+        "| depth | minimax | full tree: sum of b^i | alpha-beta | minimal tree: sum of b^ceil(i/2) + b^floor(i/2) - 1 | alpha-beta / minimax | alpha-beta / minimal | same move |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut series = [
+        Series::from_pairs("minimax (measured)", []),
+        Series::from_pairs("alpha-beta (measured)", []),
+        Series::from_pairs("full tree, sum of b^i", []),
+        Series::from_pairs("minimal tree (perfect ordering)", []),
+    ];
+    let level_full = |i: u32| b.powi(i as i32);
+    let level_minimal = |i: u32| b.powi(i.div_ceil(2) as i32) + b.powi((i / 2) as i32) - 1.0;
+    for d in depths {
+        let (mm, ab) = (per_depth(0, d), per_depth(1, d));
+        let full: f64 = (1..=d).map(level_full).sum();
+        let best: f64 = (1..=d).map(level_minimal).sum();
+        csv.push_str(&format!(
+            "{d},{mm:.1},{full:.1},{ab:.1},{best:.1},{:.4},{:.3},{}\n",
+            ab / mm,
+            ab / best,
+            same_move[d as usize]
+        ));
+        table.push_str(&format!(
+            "| {d} | {mm:.0} | {full:.0} | {ab:.0} | {best:.0} | {:.3} | {:.2} | {} of {} |\n",
+            ab / mm,
+            ab / best,
+            same_move[d as usize],
+            games.len()
+        ));
+        let x = f64::from(d);
+        for (s, y) in series.iter_mut().zip([mm, ab, full, best]) {
+            s.points.push(connect4::plot::Point::new(x, y.max(1.0)));
+        }
+    }
+    let markdown = format!(
+        "### E. Nodes of minimax and alpha-beta per depth\n\n\
+         {} random positions of {PLIES} plies (seed {}), windows evaluator, nodes of the \
+         depth-d iteration alone, mean per position; b = {b:.2}, the positions' mean \
+         number of legal moves.\n\n{table}",
+        games.len(),
+        ctx.seed
+    );
+    let figure = Figure {
+        title: "Nodes per move against depth, on the same positions".into(),
+        panels: vec![Panel {
+            x_label: "depth (plies)".into(),
+            y_label: "nodes (log scale)".into(),
+            log_y: true,
+            series: series.into_iter().collect(),
+            ..Panel::default()
+        }],
+    };
+    Ok(Outputs {
+        csv,
+        markdown,
+        figures: vec![("nodes".into(), figure)],
+    })
+}
