@@ -154,6 +154,9 @@ pub struct Panel {
     pub y_range: Option<(f64, f64)>,
     /// Horizontal reference lines (such as an SPRT's bounds), with names.
     pub rules: Vec<(String, f64)>,
+    /// Put the legend in the lower right corner (for data along the top)
+    /// instead of the upper left.
+    pub legend_low: bool,
     /// The lines.
     pub series: Vec<Series>,
 }
@@ -377,7 +380,11 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(if panel.legend_low {
+            SeriesLabelPosition::LowerRight
+        } else {
+            SeriesLabelPosition::UpperLeft
+        })
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .draw()

@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -332,24 +332,34 @@ fn preflight(specs: &[EngineSpec]) -> Result<()> {
     Ok(())
 }
 
-/// Ctrl-C or SIGTERM (or SIGHUP) once stops starting games; twice abandons
-/// the running ones.
-fn install_interrupt(flags: &Flags) {
-    let flags = flags.clone();
-    // Only the first run of a process installs the handler; the others
-    // keep it (a process runs one match).
-    ctrlc::set_handler(move || {
-        flags.interrupted.store(true, Ordering::SeqCst);
-        if flags.stop.swap(true, Ordering::SeqCst) {
-            flags.abort.store(true, Ordering::SeqCst);
-            eprintln!("\nconnect4-arena: abandoning the running games");
-        } else {
-            eprintln!(
-                "\nconnect4-arena: stopping: finishing the running games (Ctrl-C or SIGTERM again abandons them)"
-            );
-        }
-    })
-    .ok();
+/// The flags of a new run: its own `stop` (an SPRT or a failing engine
+/// stops this run only), and the process's interrupt flags, which Ctrl-C
+/// or SIGTERM (or SIGHUP) set: once, every run of the process stops
+/// starting games; twice, running games are abandoned. A process that
+/// plays several matches (an experiment) stops them all.
+fn run_flags() -> Flags {
+    static INTERRUPT: OnceLock<(Arc<AtomicBool>, Arc<AtomicBool>)> = OnceLock::new();
+    let (interrupted, abort) = INTERRUPT.get_or_init(|| {
+        let flags = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (interrupted, abort) = flags.clone();
+        ctrlc::set_handler(move || {
+            if interrupted.swap(true, Ordering::SeqCst) {
+                abort.store(true, Ordering::SeqCst);
+                eprintln!("\nconnect4-arena: abandoning the running games");
+            } else {
+                eprintln!(
+                    "\nconnect4-arena: stopping: finishing the running games (Ctrl-C or SIGTERM again abandons them)"
+                );
+            }
+        })
+        .ok();
+        flags
+    });
+    Flags {
+        stop: Arc::new(AtomicBool::new(false)),
+        abort: Arc::clone(abort),
+        interrupted: Arc::clone(interrupted),
+    }
 }
 
 /// What happens as each game ends: the log line, the live tally, progress
@@ -579,8 +589,7 @@ pub fn run_games(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let flags = Flags::default();
-    install_interrupt(&flags);
+    let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
     let config = RunConfig {
         rules: args.rules,

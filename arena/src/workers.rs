@@ -127,7 +127,9 @@ pub fn run(
                     .collect();
                 let mut adjudicator = config.adjudicate.map(Adjudicator::new);
                 loop {
-                    if flags.stop.load(Ordering::Relaxed) {
+                    if flags.stop.load(Ordering::Relaxed)
+                        || flags.interrupted.load(Ordering::Relaxed)
+                    {
                         break;
                     }
                     let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);

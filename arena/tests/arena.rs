@@ -1173,7 +1173,13 @@ fn each_experiment_at_a_tiny_size_writes_its_table_and_pictures() {
         (
             "vs-random",
             &["--games", "2"],
-            &[("A-win-rate", &["alphabeta-4", "expectimax-4"])],
+            &[(
+                "A-win-rate",
+                &[
+                    "ours: 2 games, both colours",
+                    "the report: 100 games as first",
+                ],
+            )],
         ),
         (
             "B",
@@ -1206,6 +1212,10 @@ fn each_experiment_at_a_tiny_size_writes_its_table_and_pictures() {
                 (
                     "D-nodes",
                     &["untuned, with pruning", "untuned, without pruning"],
+                ),
+                (
+                    "D-tuning",
+                    &["kept", "rejected", "consecutive", "alignment"],
                 ),
             ],
         ),

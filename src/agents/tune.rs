@@ -20,6 +20,7 @@ use thiserror::Error;
 use super::evaluators::{EvalKind, Weights};
 use super::selfplay::{play_pairs, random_openings};
 use super::{AgentError, Spec};
+use crate::plot::{Figure, Panel, Point, Series};
 use crate::rules::Rules;
 use crate::search::Limits;
 use crate::stats::Tally;
@@ -187,6 +188,66 @@ fn compare(
         total.add(&r?);
     }
     Ok(total)
+}
+
+/// The run as two panels: each candidate's score against the incumbent
+/// (kept and rejected apart, with 95% intervals), and the incumbent's
+/// weights after each iteration relative to the start.
+pub fn run_figure(start: &Weights, steps: &[(Step, Weights)], agent: &str, pairs: u32) -> Figure {
+    let scored = |kept: bool, name: &str| {
+        let points = steps
+            .iter()
+            .filter(|(s, _)| s.kept == kept)
+            .map(|(s, _)| {
+                let (score, half) = (100.0 * s.score.score(), 100.0 * 1.96 * s.score.std_error());
+                Point::with_interval(f64::from(s.iteration), score, score - half, score + half)
+            })
+            .collect();
+        Series::new(name, points).marks_only()
+    };
+    // Relative to the start, so weights of every size share one axis; a
+    // weight that starts at 0 has no ratio and is left out.
+    let weights = start
+        .names()
+        .zip(start.values())
+        .enumerate()
+        .filter(|(_, (_, first))| **first != 0)
+        .map(|(i, (name, first))| {
+            let ratio = |w: &Weights| f64::from(w.values()[i]) / f64::from(*first);
+            Series::from_pairs(
+                name,
+                std::iter::once((0.0, 1.0)).chain(
+                    steps
+                        .iter()
+                        .map(|(s, w)| (f64::from(s.iteration), ratio(w))),
+                ),
+            )
+        })
+        .collect();
+    Figure {
+        title: format!(
+            "Tuning {} weights with {agent} ({} games per candidate)",
+            start.kind().name(),
+            2 * pairs
+        ),
+        panels: vec![
+            Panel {
+                title: "candidate against the incumbent".into(),
+                x_label: "iteration".into(),
+                y_label: "score (%)".into(),
+                rules: vec![("even (50%)".into(), 50.0)],
+                series: vec![scored(true, "kept"), scored(false, "rejected")],
+                ..Panel::default()
+            },
+            Panel {
+                title: "weights kept, relative to the start".into(),
+                x_label: "iteration".into(),
+                y_label: "weight / starting weight".into(),
+                series: weights,
+                ..Panel::default()
+            },
+        ],
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use connect4::Rules;
 use connect4::agents::evaluators::{EvalKind, Weights};
-use connect4::agents::tune::{Step, TuneOptions, tune};
-use connect4::plot::{Figure, Panel, Point, Series};
+use connect4::agents::tune::{Step, TuneOptions, run_figure, tune};
 use connect4::progress::Progress;
 
 /// Arguments of `tune`.
@@ -132,64 +131,4 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
         args.out.display()
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The run as two panels: each candidate's score against the incumbent
-/// (kept and rejected apart, with 95% intervals), and the incumbent's
-/// weights after each iteration relative to the start.
-fn run_figure(start: &Weights, steps: &[(Step, Weights)], agent: &str, pairs: u32) -> Figure {
-    let scored = |kept: bool, name: &str| {
-        let points = steps
-            .iter()
-            .filter(|(s, _)| s.kept == kept)
-            .map(|(s, _)| {
-                let (score, half) = (100.0 * s.score.score(), 100.0 * 1.96 * s.score.std_error());
-                Point::with_interval(f64::from(s.iteration), score, score - half, score + half)
-            })
-            .collect();
-        Series::new(name, points).marks_only()
-    };
-    // Relative to the start, so weights of every size share one axis; a
-    // weight that starts at 0 has no ratio and is left out.
-    let weights = start
-        .names()
-        .zip(start.values())
-        .enumerate()
-        .filter(|(_, (_, first))| **first != 0)
-        .map(|(i, (name, first))| {
-            let ratio = |w: &Weights| f64::from(w.values()[i]) / f64::from(*first);
-            Series::from_pairs(
-                name,
-                std::iter::once((0.0, 1.0)).chain(
-                    steps
-                        .iter()
-                        .map(|(s, w)| (f64::from(s.iteration), ratio(w))),
-                ),
-            )
-        })
-        .collect();
-    Figure {
-        title: format!(
-            "Tuning {} weights with {agent} ({} games per candidate)",
-            start.kind().name(),
-            2 * pairs
-        ),
-        panels: vec![
-            Panel {
-                title: "candidate against the incumbent".into(),
-                x_label: "iteration".into(),
-                y_label: "score (%)".into(),
-                rules: vec![("even (50%)".into(), 50.0)],
-                series: vec![scored(true, "kept"), scored(false, "rejected")],
-                ..Panel::default()
-            },
-            Panel {
-                title: "weights kept, relative to the start".into(),
-                x_label: "iteration".into(),
-                y_label: "weight / starting weight".into(),
-                series: weights,
-                ..Panel::default()
-            },
-        ],
-    }
 }

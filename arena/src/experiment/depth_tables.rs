@@ -6,14 +6,16 @@
 //!
 //! The tuned weights come from a self-play tuning run in process with
 //! enough games per candidate to tell weights apart ([`TUNE_PAIRS`] pairs,
-//! against the report's 15 games), kept in `OUT/D-tuned.json` and reused.
+//! against the report's 15 games), written to `OUT/D-tuned.json` and drawn
+//! (it takes seconds and is the same for the same seed, so every run of
+//! the experiment tunes again).
 
 use std::num::NonZeroUsize;
 
 use anyhow::Result;
 use connect4::Rules;
 use connect4::agents::evaluators::{EvalKind, Weights};
-use connect4::agents::tune::{TuneOptions, tune};
+use connect4::agents::tune::{TuneOptions, run_figure, tune};
 use connect4::plot::{Figure, Panel, Point, Series};
 
 use super::tally::{cost, sides};
@@ -41,7 +43,7 @@ fn pairings(tuned: &str) -> [(&'static str, [(&'static str, String); 2]); 3] {
 
 /// Runs D with `games` games per pairing, depth and search.
 pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
-    let (tuned_path, tuning) = tuned_weights(ctx)?;
+    let (tuned_path, tuning, tuning_figure) = tuned_weights(ctx)?;
     let mut csv = String::from(
         "search,depth,pairing,e1,e2,e1_wins,e2_wins,draws,e1_win_low,e1_win_high,e1_nodes,e2_nodes,e1_ms,e2_ms\n",
     );
@@ -138,6 +140,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         ctx.seed, tuned_path
     );
     let figures = vec![
+        ("tuning".into(), tuning_figure),
         (
             "win-rate".into(),
             Figure {
@@ -173,18 +176,11 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
     })
 }
 
-/// The tuned weights file (tuned now unless it exists) and a line on the
-/// tuning.
-fn tuned_weights(ctx: &Context) -> Result<(String, String)> {
+/// Tunes the weights: the file written, a line on the tuning, and its
+/// picture.
+fn tuned_weights(ctx: &Context) -> Result<(String, String, Figure)> {
     let path = std::path::absolute(ctx.out.join("D-tuned.json"))?;
     let start = Weights::defaults(EvalKind::Features);
-    if path.exists() {
-        let w = Weights::load(&path)?;
-        return Ok((
-            path.display().to_string(),
-            format!("{} (from the existing file)", w.to_params()),
-        ));
-    }
     let options = TuneOptions {
         agent: "alphabeta:depth=2".into(),
         start: start.clone(),
@@ -201,9 +197,12 @@ fn tuned_weights(ctx: &Context) -> Result<(String, String)> {
         "D: tuning the features weights: {TUNE_ITERATIONS} candidates of {} games each",
         2 * TUNE_PAIRS
     );
-    let mut kept = 0;
-    let tuned = tune(&options, |step, _| kept += u32::from(step.kept))?;
+    let mut steps = Vec::new();
+    let tuned = tune(&options, |step, incumbent| {
+        steps.push((step.clone(), incumbent.clone()))
+    })?;
     tuned.save(&path)?;
+    let kept = steps.iter().filter(|(s, _)| s.kept).count();
     Ok((
         path.display().to_string(),
         format!(
@@ -214,6 +213,7 @@ fn tuned_weights(ctx: &Context) -> Result<(String, String)> {
             start.to_params(),
             2 * TUNE_PAIRS
         ),
+        run_figure(&start, &steps, &options.agent, TUNE_PAIRS),
     ))
 }
 

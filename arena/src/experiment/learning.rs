@@ -157,6 +157,7 @@ fn budget_figure(results: &[(String, Record, Record)]) -> Figure {
             y_range: Some((0.0, 100.0)),
             rules,
             series,
+            legend_low: true,
             ..Panel::default()
         }],
     }

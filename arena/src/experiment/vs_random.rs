@@ -21,14 +21,18 @@ use crate::log::GameLine;
 /// The report's game count.
 const REPORT_GAMES: usize = 100;
 
-/// The players and their agent specs.
-const PLAYERS: [(&str, &str); 2] = [
-    ("alphabeta-4", "alphabeta:depth=4"),
-    ("expectimax-4", "expectimax:depth=4"),
-];
+/// Wins, losses and draws.
+type Wld = (u32, u32, u32);
 
-/// The report's figures: wins, losses, draws of 100 games as first player.
-const REPORT: [(u32, u32, u32); 2] = [(100, 0, 0), (87, 13, 0)];
+/// The players: name, agent spec, depth, and the report's wins, losses and
+/// draws in 100 games as first player (the report does not give its depth;
+/// depth 2 shows what a shallower search does).
+const PLAYERS: [(&str, &str, u32, Option<Wld>); 4] = [
+    ("alphabeta-4", "alphabeta:depth=4", 4, Some((100, 0, 0))),
+    ("expectimax-4", "expectimax:depth=4", 4, Some((87, 13, 0))),
+    ("alphabeta-2", "alphabeta:depth=2", 2, None),
+    ("expectimax-2", "expectimax:depth=2", 2, None),
+];
 
 /// Runs A with `games` games per player.
 pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
@@ -39,13 +43,19 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         "| player | setup | games | W-D-L | win rate [95%] | nodes/move | ms/move |\n|---|---|---|---|---|---|---|\n",
     );
     let mut blunders = String::from(
-        "| player | games lost | lost games with a move that left a win in one (a safe move existed) | such moves, all games |\n|---|---|---|---|\n",
+        "| player | games lost | lost games with a move that left a win in one (a safe move existed) | such moves, all games | of which the random mover took the win |\n|---|---|---|---|---|\n",
     );
-    let mut curves = Vec::new();
-    for (i, (name, agent)) in PLAYERS.iter().enumerate() {
+    let mut ours =
+        Series::new(&format!("ours: {games} games, both colours"), Vec::new()).marks_only();
+    let mut theirs = Series::new("the report: 100 games as first", Vec::new()).marks_only();
+    let mut names = Vec::new();
+    for (name, agent, depth, report) in PLAYERS {
         let setup = MatchSetup {
             label: &format!("A-{name}"),
-            engines: [&fixed_depth(name, agent, 4), &own_limit("random", "random")],
+            engines: [
+                &fixed_depth(name, agent, depth),
+                &own_limit("random", "random"),
+            ],
             games,
             rules: Rules::STANDARD,
             opening_plies: 0,
@@ -54,10 +64,11 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         let s = sides(&log, name);
         let c = cost(&log, name);
         let as_report = report_setup(&log, name);
-        let (w, l, d) = REPORT[i];
-        table.push_str(&format!(
-            "| {name} | the report: always first, 100 games | 100 | {w}-{d}-{l} | {w}% | | |\n"
-        ));
+        if let Some((w, l, d)) = report {
+            table.push_str(&format!(
+                "| {name} | the report: always first, 100 games | 100 | {w}-{d}-{l} | {w}% | | |\n"
+            ));
+        }
         let report_label = format!(
             "its first {} games as first (the report's setup)",
             as_report.games()
@@ -90,11 +101,30 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
                 c.ms_per_move()
             ));
         }
-        let (lost, with_blunder, all_blunders) = blunder_counts(&log, name);
+        let b = blunder_counts(&log, name);
         blunders.push_str(&format!(
-            "| {name} | {lost} | {with_blunder} | {all_blunders} |\n"
+            "| {name} | {} | {} | {} | {} |\n",
+            b.lost, b.lost_with_blunder, b.blunders, b.punished
         ));
-        curves.push(win_rate_curve(&log, name));
+        let x = (ours.points.len() + 1) as f64;
+        let total = s.total();
+        let (lo, hi) = total.win_interval();
+        ours.points.push(Point::with_interval(
+            x,
+            100.0 * total.win_rate(),
+            100.0 * lo,
+            100.0 * hi,
+        ));
+        if let Some((w, _, _)) = report {
+            let (lo, hi) = wilson(w, 100);
+            theirs.points.push(Point::with_interval(
+                x,
+                f64::from(w),
+                100.0 * lo,
+                100.0 * hi,
+            ));
+        }
+        names.push(format!("{x:.0} {name}"));
     }
     let markdown = format!(
         "### A. Minimax and expectimax against a random mover\n\n\
@@ -104,12 +134,13 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
          Where the losses come from:\n\n{blunders}"
     );
     let figure = Figure {
-        title: "Against a random mover: win rate so far, with its 95% interval".into(),
+        title: "Against a random mover: win rate with its 95% interval".into(),
         panels: vec![Panel {
-            x_label: "games played".into(),
+            x_label: format!("player: {}", names.join(", ")),
             y_label: "win rate (%)".into(),
-            y_range: Some((50.0, 100.0)),
-            series: curves,
+            y_range: Some((70.0, 101.0)),
+            series: vec![ours, theirs],
+            legend_low: true,
             ..Panel::default()
         }],
     };
@@ -128,15 +159,26 @@ fn report_setup(log: &[GameLine], name: &str) -> Record {
     sides(&firsts, name).first
 }
 
-/// Games `name` lost, how many of them hold a move of its that left the
-/// opponent a win in one while a safe move existed, and how many such
-/// moves it made in all games.
-fn blunder_counts(log: &[GameLine], name: &str) -> (u32, u32, u32) {
-    let (mut lost, mut with_blunder, mut all) = (0, 0, 0);
+/// Moves that left the opponent a win in one while a safe move existed.
+#[derive(Default)]
+struct Blunders {
+    /// Games the player lost.
+    lost: u32,
+    /// Lost games with at least one such move.
+    lost_with_blunder: u32,
+    /// Such moves in all games.
+    blunders: u32,
+    /// Such moves the opponent answered with the win.
+    punished: u32,
+}
+
+/// Counts the blunders of `name` in `log`.
+fn blunder_counts(log: &[GameLine], name: &str) -> Blunders {
+    let mut counts = Blunders::default();
     for g in log {
         let mut p = Position::new(Rules::STANDARD);
         let mine_first = g.first == name;
-        let mut blunders = 0;
+        let (mut blunders, mut left_a_win) = (0, false);
         for (i, ch) in g.moves.chars().enumerate() {
             let Some(column) = ch.to_digit(10).map(|d| d - 1) else {
                 break;
@@ -144,48 +186,22 @@ fn blunder_counts(log: &[GameLine], name: &str) -> (u32, u32, u32) {
             let mine = (i % 2 == 0) == mine_first;
             let had_safe = p.non_losing_moves() != 0;
             p.play(column);
-            if mine && had_safe && !p.is_over() && p.winning_moves() != 0 {
-                blunders += 1;
+            if !mine && left_a_win && p.last_move_won() {
+                counts.punished += 1;
             }
+            left_a_win = mine && had_safe && !p.is_over() && p.winning_moves() != 0;
+            blunders += u32::from(left_a_win);
         }
-        all += blunders;
+        counts.blunders += blunders;
         let points = if mine_first {
             g.first_points()
         } else {
             1.0 - g.first_points()
         };
         if points == 0.0 {
-            lost += 1;
-            with_blunder += u32::from(blunders > 0);
+            counts.lost += 1;
+            counts.lost_with_blunder += u32::from(blunders > 0);
         }
     }
-    (lost, with_blunder, all)
-}
-
-/// The win rate of `name` after each game, in game order, with its
-/// interval (every tenth game, and the last).
-fn win_rate_curve(log: &[GameLine], name: &str) -> Series {
-    let mut sorted: Vec<&GameLine> = log.iter().collect();
-    sorted.sort_by_key(|g| g.game);
-    let (mut wins, mut points) = (0u32, Vec::new());
-    for (i, g) in sorted.iter().enumerate() {
-        let won = if g.first == name {
-            g.first_points() == 1.0
-        } else {
-            g.first_points() == 0.0
-        };
-        wins += u32::from(won);
-        let n = i as u32 + 1;
-        if n.is_multiple_of(10) || i + 1 == sorted.len() {
-            let (lo, hi) = wilson(wins, n);
-            let rate = f64::from(wins) / f64::from(n);
-            points.push(Point::with_interval(
-                f64::from(n),
-                100.0 * rate,
-                100.0 * lo,
-                100.0 * hi,
-            ));
-        }
-    }
-    Series::new(name, points)
+    counts
 }
