@@ -23,6 +23,9 @@
 //! - `chaos`: plays, but each `go` has a 2% chance of each of: exiting, a
 //!   line that is not JSON, an illegal column, a reply with another id, and
 //!   a stall of 5 s (for soak runs);
+//! - `kill-opponent=SIGNAL`: plays, but at each `go` first sends SIGNAL
+//!   (KILL or STOP) to every other process its parent started, as a
+//!   student gaming a grader would do to the reference engine;
 //! - `sleep`: sleeps an hour (the child of `fork-and-exit`).
 
 use std::io::{BufRead, Write};
@@ -104,6 +107,9 @@ fn main() {
             "go" if mode == "chaos" && chaos(&mut out, &id) => continue,
             "go" => {
                 moves_asked += 1;
+                if let Some(signal) = mode.strip_prefix("kill-opponent=") {
+                    signal_siblings(signal);
+                }
                 if number("crash-at=") == Some(moves_asked) {
                     std::process::exit(3);
                 }
@@ -222,6 +228,33 @@ fn flood(out: &mut std::io::Stdout, id: Option<Id>) -> ! {
     loop {
         if writeln!(out, "{info}").is_err() {
             std::process::exit(0);
+        }
+    }
+}
+
+/// Sends `signal` (a name `kill` knows) to every process with the same
+/// parent as this one, other than this one.
+fn signal_siblings(signal: &str) {
+    let parent_of = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (_, rest) = stat.rsplit_once(')')?;
+        rest.split_whitespace().nth(1).map(str::to_string)
+    };
+    let me = std::process::id().to_string();
+    let Some(parent) = parent_of(&me) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if pid != me && pid.parse::<u32>().is_ok() && parent_of(&pid).as_deref() == Some(&parent) {
+            std::process::Command::new("kill")
+                .args([format!("-{signal}"), pid])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .ok();
         }
     }
 }

@@ -25,6 +25,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use crate::ending::Reason;
 use crate::play::{GameRecord, Seat};
 use crate::schedule::{self, Job, Mode, OpeningSource};
 use crate::spec::EngineSpec;
@@ -136,6 +137,15 @@ fn due(job: &Job, value: i32) -> f64 {
 }
 
 /// Points of engine 0 in a game.
+/// Times a game voided by a reference engine's failure is played again.
+const REPLAYS: usize = 2;
+
+/// Whether the reference engine (engine 1) lost `r` by a crash, a stall or
+/// its clock: a built-in reference does none of these on its own.
+fn reference_failed(job: &Job, r: &GameRecord) -> bool {
+    points(job, r) == 1.0 && matches!(r.end.reason, Reason::Crash | Reason::Stall | Reason::Time)
+}
+
 fn points(job: &Job, r: &GameRecord) -> f64 {
     match r.end.winner {
         None => 0.5,
@@ -154,9 +164,43 @@ fn points(job: &Job, r: &GameRecord) -> f64 {
 struct Played {
     opponent: String,
     games: Vec<(Job, GameRecord)>,
+    /// Games the reference engine lost by a crash, a stall or its clock,
+    /// and that were voided: what happened in each (replays included).
+    voided: Vec<String>,
+    /// Games left out after every replay was voided too.
+    given_up: usize,
 }
 
 impl Played {
+    /// What the student should know of voided games: nothing if none.
+    fn void_note(&self) -> String {
+        if self.voided.is_empty() {
+            return String::new();
+        }
+        let shown: Vec<&str> = self.voided.iter().take(5).map(String::as_str).collect();
+        format!(
+            "\n{} game(s) voided and replayed because the reference engine {} crashed, \
+             stalled or ran out of time (a reference engine does none of these on its own: \
+             a submission that signals or starves other processes is suspected){}: {}{}",
+            self.voided.len(),
+            self.opponent,
+            if self.given_up > 0 {
+                format!(
+                    "; {} game(s) still voided after {REPLAYS} replays are left out",
+                    self.given_up
+                )
+            } else {
+                String::new()
+            },
+            shown.join("; "),
+            if self.voided.len() > shown.len() {
+                "; ..."
+            } else {
+                ""
+            }
+        )
+    }
+
     /// The forfeits engine 0 lost games by, as text naming the opponent.
     fn forfeits(&self) -> Vec<String> {
         self.games
@@ -189,7 +233,10 @@ struct Grader<'a> {
 }
 
 impl Grader<'_> {
-    /// Plays `jobs` between the engine (0) and `opponent` (1).
+    /// Plays `jobs` between the engine (0) and `opponent` (1). A game the
+    /// reference engine loses by a crash, a stall or its clock is no result
+    /// (a submission may kill or stop it): it is voided and played again,
+    /// up to [`REPLAYS`] times, and left out after that.
     fn play(&mut self, opponent: &str, jobs: Vec<Job>) -> &Played {
         let config = RunConfig {
             rules: Rules::STANDARD,
@@ -203,13 +250,42 @@ impl Grader<'_> {
             debug: None,
         };
         let mut games = Vec::new();
-        workers::run(&config, jobs, &Flags::default(), |job, record| {
-            games.push((job.clone(), record));
-            Control::Continue
-        });
+        let mut voided = Vec::new();
+        let mut todo = jobs;
+        for round in 0..=REPLAYS {
+            let mut again = Vec::new();
+            workers::run(&config, todo, &Flags::default(), |job, record| {
+                if reference_failed(job, &record) {
+                    voided.push(format!(
+                        "game {} ({}): {} lost by {}: {}{}",
+                        job.game,
+                        if job.first == 0 {
+                            "you first"
+                        } else {
+                            "you second"
+                        },
+                        opponent,
+                        record.end.reason,
+                        record.end.detail.as_deref().unwrap_or(""),
+                        if round == 0 { "" } else { " (a replay)" }
+                    ));
+                    again.push(job.clone());
+                } else {
+                    games.push((job.clone(), record));
+                }
+                Control::Continue
+            });
+            todo = again;
+            if todo.is_empty() {
+                break;
+            }
+        }
+        games.sort_by_key(|(j, _)| j.game);
         self.played.push(Played {
             opponent: opponent.to_string(),
             games,
+            voided,
+            given_up: todo.len(),
         });
         self.played.last().expect("just pushed")
     }
@@ -234,10 +310,12 @@ impl Grader<'_> {
                 jobs.len()
             );
             let pass_rate = self.args.pass_rate;
-            let games = &self.play(&random, jobs).games;
+            let scheduled = jobs.len();
+            let played = self.play(&random, jobs);
+            let games = &played.games;
             let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
-            let n = games.len().max(1);
-            let rate = wins as f64 / n as f64;
+            // Voided games count as not won: failing the reference cannot help.
+            let rate = wins as f64 / scheduled.max(1) as f64;
             let passed = rate >= pass_rate;
             tests.push(TestResult::new(
                 &format!("Wins as {side} player against random"),
@@ -245,9 +323,10 @@ impl Grader<'_> {
                 if passed { 1.0 } else { 0.0 },
                 passed,
                 format!(
-                    "won {wins} of {n} games ({:.1}%); the bar is {:.1}%",
+                    "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}",
                     100.0 * rate,
-                    100.0 * pass_rate
+                    100.0 * pass_rate,
+                    played.void_note()
                 ),
             ));
         }
@@ -271,13 +350,18 @@ impl Grader<'_> {
             let jobs =
                 schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
             eprintln!("grade: {} games against {opponent}", jobs.len());
-            let games = &self.play(opponent, jobs).games;
-            let n = games.len().max(1) as f64;
+            let scheduled = jobs.len();
+            let played = self.play(opponent, jobs);
+            let note = played.void_note();
+            let games = &played.games;
+            // Voided games count as not held: failing the reference cannot help.
+            let n = scheduled.max(1) as f64;
             let held = games
                 .iter()
                 .filter(|(j, r)| points(j, r) >= due(j, values[&j.opening]))
                 .count();
-            let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum();
+            // Plus 0.0: an empty sum of floats is -0.0.
+            let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;
             let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
             let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
             let l = games.len() - w - d;
@@ -287,10 +371,9 @@ impl Grader<'_> {
                 held as f64 / n,
                 held as f64 / n >= 0.5,
                 format!(
-                    "held {held} of {} colour-swapped games at the opening's value (won a won \
-                     opening, drew a drawn one, as the solver labels them); +{w} ={d} -{l}, \
-                     {:.1}% of the points",
-                    games.len(),
+                    "held {held} of {scheduled} colour-swapped games at the opening's value (won \
+                     a won opening, drew a drawn one, as the solver labels them); +{w} ={d} -{l}, \
+                     {:.1}% of the points{note}",
                     100.0 * pts / n
                 ),
             ));

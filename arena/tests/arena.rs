@@ -608,6 +608,49 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
 }
 
 #[test]
+fn killing_the_reference_engine_voids_games_and_never_raises_the_grade() {
+    let dir = scratch("grade-hostile");
+    let grade = |engine: &str, file: &str| -> GradescopeResults {
+        let path = dir.join(file);
+        arena()
+            .args([
+                "grade",
+                "--engine",
+                engine,
+                "--games",
+                "2",
+                "--match-games",
+                "2",
+            ])
+            .args(["--tactics", "1", "--concurrency", "1", "--results"])
+            .arg(&path)
+            .assert()
+            .success();
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let honest = grade(&fake("good"), "honest.json");
+    let hostile = grade(&fake("kill-opponent=KILL"), "hostile.json");
+    assert!(
+        hostile.score <= honest.score,
+        "killing the opponent paid: {} against {}",
+        hostile.score,
+        honest.score
+    );
+    // Against random, every game's reference was killed: none counts as won.
+    assert_eq!(hostile.tests[0].score, 0.0, "{:?}", hostile.tests[0]);
+    assert!(
+        hostile.tests[0].output.contains("voided and replayed"),
+        "{:?}",
+        hostile.tests[0]
+    );
+    assert!(
+        hostile.tests[2].output.contains("held 0 of 2"),
+        "{:?}",
+        hostile.tests[2]
+    );
+}
+
+#[test]
 fn compliance_reports_each_check() {
     arena()
         .args(["compliance", "--engine", "cmd=self"])
