@@ -135,9 +135,10 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
          Pairing 1: untuned `features` (E1) vs the random evaluator (E2); pairing 2: untuned (E1) \
          vs tuned (E2); pairing 3: tuned (E1) vs the random evaluator (E2). {games} games per \
          cell, colour-swapped pairs from random 4-ply openings, seed {}.\n\n\
-         Tuned weights ({}): {tuning}\n{tables}\n\
+         Tuned weights (`{}`): {tuning}\n{tables}\n\
          Pairing 2 (both evaluators deterministic) with and without pruning: {identical}\n",
-        ctx.seed, tuned_path
+        ctx.seed,
+        ctx.out.join("D-tuned.json").display()
     );
     let figures = vec![
         ("tuning".into(), tuning_figure),
