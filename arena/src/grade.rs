@@ -356,9 +356,14 @@ impl Grader<'_> {
             let games = &played.games;
             // Voided games count as not held: failing the reference cannot help.
             let n = scheduled.max(1) as f64;
+            // A forfeit holds nothing, even in an opening that was lost
+            // anyway: the student has to play the game out.
             let held = games
                 .iter()
-                .filter(|(j, r)| points(j, r) >= due(j, values[&j.opening]))
+                .filter(|(j, r)| {
+                    let forfeited = points(j, r) == 0.0 && r.end.reason.is_forfeit();
+                    !forfeited && points(j, r) >= due(j, values[&j.opening])
+                })
                 .count();
             // Plus 0.0: an empty sum of floats is -0.0.
             let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;

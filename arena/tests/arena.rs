@@ -598,6 +598,12 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
     let bad = grade(&fake("illegal"), "bad.json");
     check(&bad);
     assert_eq!(bad.tests[0].score, 0.0);
+    for t in &bad.tests[2..4] {
+        assert_eq!(
+            t.score, 0.0,
+            "a forfeit holds no opening, lost or not: {t:?}"
+        );
+    }
     assert_eq!(bad.tests[6].score, 0.0, "it forfeits: {:?}", bad.tests[6]);
     assert!(
         bad.tests[6].output.contains("against"),
