@@ -78,8 +78,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         letter: "A",
         name: "vs-random",
-        about: "minimax (alpha-beta) and expectimax at depth 4 against a random mover, both \
-                colours, with intervals, and why expectimax loses",
+        about: "minimax (alpha-beta) and expectimax at depths 4 and 2 against a random mover, \
+                both colours, with intervals, and why expectimax loses",
         default_games: 1000,
         run: vs_random::run,
     },

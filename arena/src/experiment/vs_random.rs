@@ -1,5 +1,5 @@
 //! A: minimax (as alpha-beta, which plays the same moves) and expectimax at
-//! depth 4 with the windows evaluator against a uniformly random mover,
+//! depths 4 and 2 with the windows evaluator against a uniformly random mover,
 //! from the empty board, in colour-swapped pairs. The report's setup (the
 //! player always first, 100 games) is the first 100 games it started.
 //!
