@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Writes `contents` to `path` through `path.tmp` and a rename.
-pub(crate) fn write(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+pub fn write(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     std::fs::write(&tmp, contents)?;

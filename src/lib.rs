@@ -18,7 +18,8 @@
 //!
 //! Beside them, tools for people and long jobs: [`mod@bench`] (solving
 //! labelled positions), [`perft`], [`progress`], [`cpu_time`], [`stats`]
-//! (match statistics: Elo, intervals, SPRT), [`plot`] (SVG line charts).
+//! (match statistics: Elo, intervals, SPRT), [`plot`] (SVG line charts),
+//! [`atomic_file`] (whole files or none).
 //!
 //! - [`rules`]: board size and winning line length;
 //! - [`position`]: the bitboard position and its threat helpers;
@@ -35,7 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod agents;
-mod atomic_file;
+pub mod atomic_file;
 pub mod bench;
 pub mod book;
 pub mod cpu_time;

@@ -435,8 +435,31 @@ impl Grader<'_> {
     }
 }
 
-/// Runs the grading and writes the results.
+/// Runs the grading and writes the results. If grading fails part way, the
+/// results file still holds valid JSON: no points, and what went wrong, so
+/// that Gradescope shows the student a message and not a missing file.
 pub fn run(args: &Args) -> Result<ExitCode> {
+    match grade(args) {
+        Ok((name, tests)) => {
+            write_results(&name, tests, &args.results)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let failed = GradescopeResults {
+                score: 0.0,
+                output: format!("The grader could not finish: {e:#}. Please tell your instructor."),
+                tests: Vec::new(),
+            };
+            let text = serde_json::to_string_pretty(&failed).expect("results serialise") + "\n";
+            connect4::atomic_file::write(&args.results, text)
+                .with_context(|| format!("writing {}", args.results.display()))?;
+            Err(e)
+        }
+    }
+}
+
+/// Grades: the engine's name and the tests.
+fn grade(args: &Args) -> Result<(String, Vec<TestResult>)> {
     let mut engine = args.engine.clone();
     if engine.name == "random" || engine.name.starts_with("random:") {
         engine.name = format!("{} (graded)", engine.name);
@@ -467,8 +490,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     ));
     tests.push(grader.compliance());
     tests.push(grader.discipline(tactics.forfeits));
-    write_results(&grader.engine.name, tests, &args.results)?;
-    Ok(ExitCode::SUCCESS)
+    Ok((grader.engine.name.clone(), tests))
 }
 
 /// Prints the tests and writes them as Gradescope's results file.
@@ -491,7 +513,9 @@ fn write_results(name: &str, tests: Vec<TestResult>, path: &std::path::Path) -> 
         tests,
     };
     let text = serde_json::to_string_pretty(&results).expect("results serialise") + "\n";
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    // Whole or not at all: Gradescope reads whatever is there at the end.
+    connect4::atomic_file::write(path, text)
+        .with_context(|| format!("writing {}", path.display()))?;
     println!("wrote {}", path.display());
     Ok(())
 }

@@ -657,6 +657,34 @@ fn killing_the_reference_engine_voids_games_and_never_raises_the_grade() {
 }
 
 #[test]
+fn a_grader_that_cannot_finish_still_leaves_valid_results() {
+    let dir = scratch("grade-fails");
+    let path = dir.join("results.json");
+    arena()
+        .args([
+            "grade",
+            "--engine",
+            "cmd=self",
+            "--pass-rate",
+            "2",
+            "--results",
+        ])
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--pass-rate 2: expected 0 to 1"));
+    let r: GradescopeResults =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid results");
+    assert_eq!(r.score, 0.0);
+    assert!(r.tests.is_empty());
+    assert!(
+        r.output.contains("could not finish: --pass-rate 2"),
+        "{}",
+        r.output
+    );
+}
+
+#[test]
 fn compliance_reports_each_check() {
     arena()
         .args(["compliance", "--engine", "cmd=self"])
