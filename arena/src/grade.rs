@@ -201,6 +201,24 @@ impl Played {
         )
     }
 
+    /// What the student should know of the games it forfeited here: how
+    /// many, and the first in full (stderr included); nothing if none.
+    fn forfeit_note(&self) -> String {
+        let lost = self.forfeits();
+        match lost.first() {
+            None => String::new(),
+            Some(first) => format!(
+                "\n{} game(s) lost by forfeit; the first: {first}{}",
+                lost.len(),
+                if lost.len() > 1 {
+                    " (the others are listed under time and protocol discipline)"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+
     /// The forfeits engine 0 lost games by, as text naming the opponent.
     fn forfeits(&self) -> Vec<String> {
         self.games
@@ -323,9 +341,10 @@ impl Grader<'_> {
                 if passed { 1.0 } else { 0.0 },
                 passed,
                 format!(
-                    "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}",
+                    "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}{}",
                     100.0 * rate,
                     100.0 * pass_rate,
+                    played.forfeit_note(),
                     played.void_note()
                 ),
             ));
@@ -352,7 +371,7 @@ impl Grader<'_> {
             eprintln!("grade: {} games against {opponent}", jobs.len());
             let scheduled = jobs.len();
             let played = self.play(opponent, jobs);
-            let note = played.void_note();
+            let note = played.forfeit_note() + &played.void_note();
             let games = &played.games;
             // Voided games count as not held: failing the reference cannot help.
             let n = scheduled.max(1) as f64;

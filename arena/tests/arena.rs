@@ -598,6 +598,13 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
     let bad = grade(&fake("illegal"), "bad.json");
     check(&bad);
     assert_eq!(bad.tests[0].score, 0.0);
+    assert!(
+        bad.tests[0]
+            .output
+            .contains("lost by forfeit; the first: game 1 against random"),
+        "a failed test says why: {:?}",
+        bad.tests[0]
+    );
     for t in &bad.tests[2..4] {
         assert_eq!(
             t.score, 0.0,
