@@ -98,6 +98,12 @@ pub struct GradescopeResults {
     pub score: f64,
     /// A summary line.
     pub output: String,
+    /// How Gradescope renders `output` (`md`: markdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_format: Option<String>,
+    /// How Gradescope renders each test's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_output_format: Option<String>,
     /// Each test.
     pub tests: Vec<TestResult>,
 }
@@ -466,7 +472,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(e) => {
             let failed = GradescopeResults {
                 score: 0.0,
-                output: format!("The grader could not finish: {e:#}. Please tell your instructor."),
+                output: markdown(&format!(
+                    "The grader could not finish: {e:#}. Please tell your instructor."
+                )),
+                output_format: Some("md".into()),
+                test_output_format: None,
                 tests: Vec::new(),
             };
             let text = serde_json::to_string_pretty(&failed).expect("results serialise") + "\n";
@@ -512,6 +522,40 @@ fn grade(args: &Args) -> Result<(String, Vec<TestResult>)> {
     Ok((grader.engine.name.clone(), tests))
 }
 
+/// A test's text as markdown: its first line a paragraph, each further line
+/// an item of a list, ```` ``` ```` blocks (positions) kept as they are, and
+/// the characters markdown would read as formatting escaped (a traceback's
+/// `__init__` stays as it is).
+fn markdown(text: &str) -> String {
+    let escape = |line: &str| {
+        line.chars().fold(String::new(), |mut out, ch| {
+            if "\\`*_[]<>#|".contains(ch) {
+                out.push('\\');
+            }
+            out.push(ch);
+            out
+        })
+    };
+    let mut out = String::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            out.push_str(line);
+        } else if in_block {
+            out.push_str(line);
+        } else if i == 0 {
+            out.push_str(&escape(line));
+            out.push('\n');
+        } else {
+            out.push_str("- ");
+            out.push_str(&escape(line));
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
 /// Prints the tests and writes them as Gradescope's results file.
 fn write_results(name: &str, tests: Vec<TestResult>, path: &std::path::Path) -> Result<()> {
     let score: f64 = tests.iter().map(|t| t.score).sum();
@@ -528,8 +572,16 @@ fn write_results(name: &str, tests: Vec<TestResult>, path: &std::path::Path) -> 
     println!("total {score:.2} / {max}");
     let results = GradescopeResults {
         score: (score * 100.0).round() / 100.0,
-        output: format!("{name} graded: {score:.2} of {max} points"),
-        tests,
+        output: markdown(&format!("{name} graded: {score:.2} of {max} points")),
+        output_format: Some("md".into()),
+        test_output_format: Some("md".into()),
+        tests: tests
+            .into_iter()
+            .map(|t| TestResult {
+                output: markdown(&t.output),
+                ..t
+            })
+            .collect(),
     };
     let text = serde_json::to_string_pretty(&results).expect("results serialise") + "\n";
     // Whole or not at all: Gradescope reads whatever is there at the end.
@@ -599,12 +651,21 @@ impl Tactics {
         output
     }
 
-    /// Counts one position: passed, or missed with `why`.
-    fn count(&mut self, verdict: Result<(), String>) {
+    /// Counts one position: passed, or missed with `why`, which is shown
+    /// with a picture of the position (X moved first).
+    fn count(&mut self, position: &Position, verdict: Result<(), String>) {
         self.total += 1;
         match verdict {
             Ok(()) => self.passed += 1,
-            Err(why) => self.misses.push(why),
+            Err(why) => self.misses.push(format!(
+                "{why}, in this position ({} to move):\n```\n{}```",
+                if position.side_to_move() == Player::First {
+                    "X"
+                } else {
+                    "O"
+                },
+                connect4::grid::to_ascii(position)
+            )),
         }
     }
 }
@@ -663,15 +724,18 @@ fn win_in_one(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
     for g in positions(count, seed, |p| p.winning_moves() != 0) {
         let c = seat.ask(&g, &mut t.forfeits);
         let ok = c.is_some_and(|c| (1..=7).contains(&c) && g.position().is_winning_move(c - 1));
-        t.count(if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "win in one after {}: played {}",
-                g.move_string(),
-                played(c)
-            ))
-        });
+        t.count(
+            g.position(),
+            if ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "win in one after {}: played {}",
+                    g.move_string(),
+                    played(c)
+                ))
+            },
+        );
     }
 }
 
@@ -688,16 +752,19 @@ fn block(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             .find(|&c| p.non_losing_moves() & p.column_mask(c) != 0)
             .expect("one");
         let c = seat.ask(&g, &mut t.forfeits);
-        t.count(if c == Some(block + 1) {
-            Ok(())
-        } else {
-            Err(format!(
-                "block after {}: played {}, the block is column {}",
-                g.move_string(),
-                played(c),
-                block + 1
-            ))
-        });
+        t.count(
+            &p,
+            if c == Some(block + 1) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "block after {}: played {}, the block is column {}",
+                    g.move_string(),
+                    played(c),
+                    block + 1
+                ))
+            },
+        );
     }
 }
 
@@ -722,12 +789,15 @@ fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
         }
         conversions += 1;
         let verdict = play_out_win(seat, &mut solver, &g, end, &mut t.forfeits);
-        t.count(verdict.map_err(|why| {
-            format!(
-                "convert the win after {} within ply {end}: {why}",
-                g.move_string()
-            )
-        }));
+        t.count(
+            &p,
+            verdict.map_err(|why| {
+                format!(
+                    "convert the win after {} within ply {end}: {why}",
+                    g.move_string()
+                )
+            }),
+        );
     }
 }
 
@@ -803,5 +873,14 @@ mod tests {
         // After 1 ply the second player moves.
         assert_eq!(due(&job(1, "4"), 1), 1.0);
         assert_eq!(due(&job(0, "4"), 1), 0.0);
+    }
+
+    #[test]
+    fn outputs_become_markdown_with_positions_kept_and_formatting_escaped() {
+        let text = "won 0 of 2 games\nFile \"__init__.py\", line *7*\nblock after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```";
+        assert_eq!(
+            markdown(text),
+            "won 0 of 2 games\n\n- File \"\\_\\_init\\_\\_.py\", line \\*7\\*\n- block after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```"
+        );
     }
 }

@@ -605,6 +605,12 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
         "a failed test says why: {:?}",
         bad.tests[0]
     );
+    assert_eq!(bad.output_format.as_deref(), Some("md"));
+    assert!(
+        bad.tests[4].output.contains("to move):\n```\n"),
+        "a missed tactic shows its position: {:?}",
+        bad.tests[4]
+    );
     for t in &bad.tests[2..4] {
         assert_eq!(
             t.score, 0.0,
