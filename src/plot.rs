@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
@@ -305,40 +306,34 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Resul
         let mut chart = builder
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(&panel.x_label)
-            .y_desc(&panel.y_label)
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| format_number(*v))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        draw_series(&mut chart, panel, (x0, x1))
+        draw_chart(&mut chart, panel, (x0, x1), format_number)
     } else {
         let mut chart = builder
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(&panel.x_label)
-            .y_desc(&panel.y_label)
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        draw_series(&mut chart, panel, (x0, x1))
+        draw_chart(&mut chart, panel, (x0, x1), tick)
     }
 }
 
-/// Draws the reference lines, the series, their intervals and the legend.
-fn draw_series<'a, Y>(
+/// Draws the axes (y labels by `y_tick`), the reference lines, the series,
+/// their intervals and the legend.
+fn draw_chart<'a, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
     panel: &Panel,
     (x0, x1): (f64, f64),
+    y_tick: fn(f64) -> String,
 ) -> Result<(), String>
 where
-    Y: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
+    chart
+        .configure_mesh()
+        .x_desc(&panel.x_label)
+        .y_desc(&panel.y_label)
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| y_tick(*v))
+        .draw()
+        .map_err(|e| e.to_string())?;
     for (name, y) in &panel.rules {
         let style = ShapeStyle::from(&BLACK.mix(0.5)).stroke_width(1);
         chart
