@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             own_limit(&name, &format!("mcts:simulations={n}")),
         ));
     }
-    let mut csv = String::from("player,colour,games,wins,draws,losses,win_rate,win_low,win_high\n");
+    let mut csv = format!("player,colour,{}\n", Record::CSV_COLUMNS);
     let mut table = String::from(
         "| player | as first: W-D-L | win rate [95%] | as second: W-D-L | win rate [95%] | beats random as each colour |\n|---|---|---|---|---|---|\n",
     );
@@ -75,15 +75,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         )?;
         let s = sides(&log, name);
         for (colour, r) in [("first", s.first), ("second", s.second)] {
-            let (lo, hi) = r.win_interval();
-            csv.push_str(&format!(
-                "{name},{colour},{},{},{},{},{:.4},{lo:.4},{hi:.4}\n",
-                r.games(),
-                r.wins,
-                r.draws,
-                r.losses,
-                r.win_rate()
-            ));
+            csv.push_str(&format!("{name},{colour},{}\n", r.csv()));
         }
         let passes = s.first.win_interval().0 > 0.5 && s.second.win_interval().0 > 0.5;
         table.push_str(&format!(

@@ -9,7 +9,7 @@ use anyhow::Result;
 use connect4::Rules;
 use connect4::stats::PairedTally;
 
-use super::tally::{cost, sides};
+use super::tally::{Record, cost, sides};
 use super::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};
 use crate::figures::run_figure;
 use crate::log::GameLine;
@@ -28,8 +28,9 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             fixed_depth("windows-4", "alphabeta:depth=4,eval=windows", 4),
         ),
     ];
-    let mut csv = String::from(
-        "opponent,colour,games,wins,draws,losses,win_rate,win_low,win_high,score,elo,elo_low,elo_high\n",
+    let mut csv = format!(
+        "opponent,colour,{},score,elo,elo_low,elo_high\n",
+        Record::CSV_COLUMNS
     );
     let mut table = String::from(
         "| opponent | as first | as second | both | score | Elo [95%] | nodes/move (local, opponent) |\n|---|---|---|---|---|---|---|\n",
@@ -62,14 +63,9 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             ("second", s.second),
             ("both", s.total()),
         ] {
-            let (wlo, whi) = r.win_interval();
             csv.push_str(&format!(
-                "{name},{colour},{},{},{},{},{:.4},{wlo:.4},{whi:.4},{:.4},{elo:.1},{lo:.1},{hi:.1}\n",
-                r.games(),
-                r.wins,
-                r.draws,
-                r.losses,
-                r.win_rate(),
+                "{name},{colour},{},{:.4},{elo:.1},{lo:.1},{hi:.1}\n",
+                r.csv(),
                 r.score()
             ));
         }

@@ -37,6 +37,22 @@ impl Record {
         (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games().max(1))
     }
 
+    /// The columns [`Record::CSV_COLUMNS`] names, comma-separated.
+    pub fn csv(&self) -> String {
+        let (lo, hi) = self.win_interval();
+        format!(
+            "{},{},{},{},{:.4},{lo:.4},{hi:.4}",
+            self.games(),
+            self.wins,
+            self.draws,
+            self.losses,
+            self.win_rate()
+        )
+    }
+
+    /// The CSV columns of [`Record::csv`].
+    pub const CSV_COLUMNS: &'static str = "games,wins,draws,losses,win_rate,win_low,win_high";
+
     /// `W-D-L`.
     pub fn text(&self) -> String {
         format!("{}-{}-{}", self.wins, self.draws, self.losses)

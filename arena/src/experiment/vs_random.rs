@@ -36,8 +36,9 @@ const PLAYERS: [(&str, &str, u32, Option<Wld>); 4] = [
 
 /// Runs A with `games` games per player.
 pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
-    let mut csv = String::from(
-        "player,colour,games,wins,draws,losses,win_rate,win_low,win_high,nodes_per_move,ms_per_move\n",
+    let mut csv = format!(
+        "player,colour,{},nodes_per_move,ms_per_move\n",
+        Record::CSV_COLUMNS
     );
     let mut table = String::from(
         "| player | setup | games | W-D-L | win rate [95%] | nodes/move | ms/move |\n|---|---|---|---|---|---|---|\n",
@@ -79,16 +80,9 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             ("as second", s.second),
             ("both colours", s.total()),
         ] {
-            let (lo, hi) = r.win_interval();
             csv.push_str(&format!(
-                "{name},{colour},{},{},{},{},{:.4},{:.4},{:.4},{:.1},{:.3}\n",
-                r.games(),
-                r.wins,
-                r.draws,
-                r.losses,
-                r.win_rate(),
-                lo,
-                hi,
+                "{name},{colour},{},{:.1},{:.3}\n",
+                r.csv(),
                 c.nodes_per_move(),
                 c.ms_per_move()
             ));
