@@ -115,23 +115,7 @@ fn main() {
         }
         (finals, infos)
     });
-    let status_path = format!("/proc/{}/status", child.id());
-    let mut peak_kb = 0u64;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if let Ok(text) = std::fs::read_to_string(&status_path)
-            && let Some(kb) = text
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        {
-            peak_kb = kb;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+    let (status, peak_kb) = connect4::peak_memory::wait_with_peak(&mut child).expect("wait");
     writer.join().expect("writer");
     let (finals, infos) = reader.join().expect("reader");
     println!(

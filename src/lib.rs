@@ -19,7 +19,8 @@
 //! Beside them, tools for people and long jobs: [`mod@bench`] (solving
 //! labelled positions), [`perft`], [`progress`], [`cpu_time`], [`stats`]
 //! (match statistics: Elo, intervals, SPRT), [`plot`] (SVG line charts),
-//! [`atomic_file`] (whole files or none).
+//! [`atomic_file`] (whole files or none), [`peak_memory`] (a child's peak
+//! memory, for soak figures).
 //!
 //! - [`rules`]: board size and winning line length;
 //! - [`position`]: the bitboard position and its threat helpers;
@@ -44,6 +45,7 @@ pub mod engine;
 pub mod game;
 pub mod grid;
 pub mod openings;
+pub mod peak_memory;
 pub mod perft;
 pub mod plot;
 pub mod position;

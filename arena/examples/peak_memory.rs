@@ -7,7 +7,7 @@
 //! ```
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -20,23 +20,7 @@ fn main() {
         .args(args)
         .spawn()
         .unwrap_or_else(|e| panic!("{program}: {e}"));
-    let status_path = format!("/proc/{}/status", child.id());
-    let mut peak_kb = 0u64;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if let Ok(text) = std::fs::read_to_string(&status_path)
-            && let Some(kb) = text
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok())
-        {
-            peak_kb = peak_kb.max(kb);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, peak_kb) = connect4::peak_memory::wait_with_peak(&mut child).expect("wait");
     eprintln!(
         "peak_memory: {program} exited with {status} after {:.1} s; peak resident memory {:.1} MB",
         start.elapsed().as_secs_f64(),
