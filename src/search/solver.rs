@@ -364,6 +364,29 @@ impl Solver {
         if candidates == 0 {
             candidates = p.possible();
         }
+        let lost_next = value == score::loss_next(p);
+        let cell = self.first_child_keeping(p, candidates, |solver, child| {
+            if child.is_full() {
+                value == 0
+            } else {
+                // The child scores -value for the opponent iff it is at
+                // most -value: a null-window test at -value.
+                lost_next || -solver.negamax(child, -value, -value + 1) >= value
+            }
+        })?;
+        let cell = cell.expect("some move achieves the value of the position");
+        Some((p.column_of(cell), value))
+    }
+
+    /// The first of `candidates` (cells) in centre-first order whose child
+    /// `keeps` the value sought: `Some(Some(cell))`, `Some(None)` if no
+    /// child does, `None` if the budget ran out.
+    fn first_child_keeping(
+        &mut self,
+        p: &Position,
+        candidates: u64,
+        mut keeps: impl FnMut(&mut Solver, &Position) -> bool,
+    ) -> Option<Option<u64>> {
         let order = self.order.clone();
         for column in order {
             let cell = candidates & column;
@@ -372,26 +395,15 @@ impl Solver {
             }
             let mut child = *p;
             child.play_cell(cell);
-            if child.is_full() {
-                if value == 0 {
-                    return Some((p.column_of(cell), 0));
-                }
-                continue;
-            }
-            if value == score::loss_next(p) {
-                return Some((p.column_of(cell), value));
-            }
-            // The child scores -value for the opponent iff it is at most
-            // -value: a null-window test at -value.
-            let r = -self.negamax(&child, -value, -value + 1);
+            let kept = keeps(self, &child);
             if self.budget.aborted() {
                 return None;
             }
-            if r >= value {
-                return Some((p.column_of(cell), value));
+            if kept {
+                return Some(Some(cell));
             }
         }
-        unreachable!("some move achieves the value of the position")
+        Some(None)
     }
 
     /// Asks for the table slots of the children after `moves` (cells) to be
@@ -440,31 +452,20 @@ impl Solver {
         // The child's score for the opponent must be at most -1 (our win)
         // or at most 0 (our draw): a null window just above that bound.
         let bound = if outcome == Outcome::Win { -1 } else { 0 };
-        let order = self.order.clone();
-        for column in order {
-            let cell = candidates & column;
-            if cell == 0 {
-                continue;
-            }
-            let mut child = *p;
-            child.play_cell(cell);
-            let keeps = if child.is_full() {
+        let cell = self.first_child_keeping(p, candidates, |solver, child| {
+            if child.is_full() {
                 outcome == Outcome::Draw
             } else {
-                let r = self.negamax(&child, bound, bound + 1);
-                if self.budget.aborted() {
-                    return None;
-                }
-                r <= bound
-            };
-            if keeps {
-                return Some((p.column_of(cell), outcome));
+                solver.negamax(child, bound, bound + 1) <= bound
             }
-        }
-        // Some move keeps the outcome; reaching here would mean a table
-        // fault, and no proof is better than a wrong one.
-        debug_assert!(false, "no move keeps the outcome of the position");
-        None
+        })?;
+        let Some(cell) = cell else {
+            // Some move keeps the outcome; reaching here would mean a table
+            // fault, and no proof is better than a wrong one.
+            debug_assert!(false, "no move keeps the outcome of the position");
+            return None;
+        };
+        Some((p.column_of(cell), outcome))
     }
 
     /// Fail-soft negamax with alpha-beta.
