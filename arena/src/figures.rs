@@ -2,8 +2,6 @@
 //! difference with its 95% interval after each completed pair of games,
 //! and, under an SPRT, its log-likelihood ratio against the two bounds.
 
-use std::collections::HashMap;
-
 use connect4::plot::{Figure, Panel, Point, Series};
 use connect4::stats::{PairedTally, Sprt};
 
@@ -28,7 +26,6 @@ pub fn run_figure(
         let (first, second) = (&engines[a], &engines[b]);
         let name = format!("{first} vs {second}");
         let mut tally = PairedTally::default();
-        let mut pairs_seen = HashMap::new();
         let (mut elo, mut llr) = (Vec::new(), Vec::new());
         for g in sorted.iter().filter(|g| {
             (&g.first == first && &g.second == second) || (&g.first == second && &g.second == first)
@@ -38,14 +35,10 @@ pub fn run_figure(
             } else {
                 1.0 - g.first_points()
             };
+            let pairs = tally.tally.pairs();
             tally.add(g.pair, points);
             // A point per completed pair, at the games played so far.
-            if *pairs_seen
-                .entry(g.pair)
-                .and_modify(|n| *n += 1)
-                .or_insert(1)
-                < 2
-            {
+            if tally.tally.pairs() == pairs {
                 continue;
             }
             let x = f64::from(tally.tally.games());
