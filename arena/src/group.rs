@@ -36,6 +36,72 @@ fn parent_death_signal(command: &mut std::process::Command) {
     }
 }
 
+/// Makes `command` start in a new session of its own (so also a process
+/// group of its own, and without the arena's controlling terminal) under
+/// `limits`, with the same parent-death signal as [`own_group`].
+pub fn own_session(command: &mut Command, limits: Option<crate::sandbox::ResourceLimits>) {
+    session_and_limits(command, limits);
+    #[cfg(target_os = "linux")]
+    parent_death_signal(command);
+}
+
+#[allow(unsafe_code)]
+fn session_and_limits(command: &mut Command, limits: Option<crate::sandbox::ResourceLimits>) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec (after
+    // the user is changed); setsid and setrlimit are system calls that
+    // allocate nothing and take no locks, and the limits are copied in.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(l) = limits {
+                for (resource, value) in [
+                    (libc::RLIMIT_AS, l.memory_bytes),
+                    (libc::RLIMIT_NPROC, l.processes),
+                    (libc::RLIMIT_FSIZE, l.file_bytes),
+                    (libc::RLIMIT_CORE, 0),
+                ] {
+                    let limit = libc::rlimit {
+                        rlim_cur: value as libc::rlim_t,
+                        rlim_max: value as libc::rlim_t,
+                    };
+                    if libc::setrlimit(resource, &limit) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A signal the arena sends to single processes.
+#[derive(Clone, Copy, Debug)]
+pub enum Signal {
+    /// SIGSTOP: the process stops (and cannot fork) until killed.
+    Stop,
+    /// SIGKILL.
+    Kill,
+}
+
+/// Sends `signal` to process `pid`; a process that is gone is no error.
+#[allow(unsafe_code)]
+pub fn signal(pid: i32, signal: Signal) {
+    let number = match signal {
+        Signal::Stop => libc::SIGSTOP,
+        Signal::Kill => libc::SIGKILL,
+    };
+    if pid > 1 {
+        // SAFETY: kill only sends a signal to one process (pid > 1 never
+        // names a group or every process).
+        unsafe {
+            libc::kill(pid, number);
+        }
+    }
+}
+
 /// Kills every process of `child`'s group (its own and any it started that
 /// stayed in the group).
 #[allow(unsafe_code)]

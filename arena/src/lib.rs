@@ -5,7 +5,7 @@
 //! # Layers
 //!
 //! ```text
-//! commands   run (match, tournament)  merge  grade  compliance  experiment
+//! commands   run (match, tournament)  merge  grade (autograder)  compliance  experiment
 //!                 |                      |      |        |
 //! results    results (tables, summary, CSV)   figures (--plot)   log (JSON-lines games)
 //!                 |
@@ -14,6 +14,7 @@
 //!            play (one game: seats, clocks, adjudication)  ending (reasons)
 //!                 |
 //! engines    process (one engine process: group, stderr)  spec (how to run an engine)
+//!            sandbox (another user, limits: the grader's isolation)
 //! ```
 //!
 //! Statistics (Elo, intervals, SPRT) are `connect4::stats`; the rules that
@@ -32,6 +33,7 @@ pub mod play;
 pub mod process;
 pub mod results;
 pub mod run;
+pub mod sandbox;
 pub mod schedule;
 pub mod spec;
 pub mod stderr;

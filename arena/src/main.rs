@@ -73,13 +73,22 @@ enum Cmd {
         after_help = "Example: connect4-arena merge part1.jsonl part2.jsonl part3.jsonl --summary all.json"
     )]
     Merge(MergeArgs),
-    /// Grade an engine as a course autograder does and write Gradescope's
-    /// results.json.
+    /// Grade an engine, a course policy or a Kaggle agent as a course
+    /// autograder does and write Gradescope's results.json.
     #[command(
-        after_help = "Example: connect4-arena grade --engine 'cmd=./student-engine' --results results.json\n\n\
-        Engines as in connect4-arena match --help."
+        after_help = "Examples:\n  connect4-arena grade --engine 'cmd=./student-engine' --results results.json\n  \
+        connect4-arena grade --config grader.toml --submission groups/Mine --python .venv/bin/python3\n\n\
+        Engines as in connect4-arena match --help; the config in docs/grading.md."
     )]
-    Grade(grade::Args),
+    Grade(Box<grade::Args>),
+    /// Write a Gradescope autograder (a zip to upload as it is): the
+    /// scripts, this binary, the Python bridge, the config.
+    #[command(
+        after_help = "Examples:\n  connect4-arena autograder --kind engine --out autograder.zip\n  \
+        connect4-arena autograder --config grader.toml --include course/ --out autograder.zip\n\n\
+        docs/grading.md walks from the config to the upload."
+    )]
+    Autograder(grade::autograder::Args),
     /// Check an engine's protocol compliance and print each check.
     #[command(
         after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
@@ -223,6 +232,7 @@ fn main() -> ExitCode {
         Some(Cmd::Tournament(args)) => tournament_command(&args),
         Some(Cmd::Merge(args)) => merge_command(&args),
         Some(Cmd::Grade(args)) => grade::run(&args),
+        Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {

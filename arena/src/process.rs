@@ -192,7 +192,7 @@ impl EngineProcess {
         let (program, args) = spec
             .command()
             .map_err(|e| Failure::Crash(format!("cannot find this program: {e}")))?;
-        EngineProcess::start(&program, &args)
+        EngineProcess::start_in(&program, &args, spec.sandbox.as_ref())
             .map_err(|e| Failure::Crash(format!("cannot start {program}: {e}")))
     }
 
@@ -236,13 +236,26 @@ impl EngineProcess {
     /// of its own that is killed as a whole when this value is dropped, and
     /// with a signal to end it if the arena's thread that started it ends.
     pub fn start(program: &str, args: &[String]) -> std::io::Result<EngineProcess> {
+        EngineProcess::start_in(program, args, None)
+    }
+
+    /// Starts `program` as [`EngineProcess::start`] does, or in `sandbox`
+    /// (another user, a session of its own, limits) when given.
+    pub fn start_in(
+        program: &str,
+        args: &[String],
+        sandbox: Option<&crate::sandbox::Sandbox>,
+    ) -> std::io::Result<EngineProcess> {
         let mut command = Command::new(program);
         command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        crate::group::own_group(&mut command);
+        match sandbox {
+            Some(s) => s.apply(&mut command),
+            None => crate::group::own_group(&mut command),
+        }
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -33,6 +33,9 @@ pub struct EngineSpec {
     pub margin_ms: Option<u64>,
     /// Options sent with `setoption` after start.
     pub options: Vec<(String, Value)>,
+    /// Runs the engine apart from the arena (another user, limits); set by
+    /// the grader, never by the spec's text.
+    pub sandbox: Option<crate::sandbox::Sandbox>,
 }
 
 impl EngineSpec {
@@ -135,6 +138,7 @@ impl FromStr for EngineSpec {
             clock: None,
             margin_ms: None,
             options: Vec::new(),
+            sandbox: None,
         };
         for part in split_outside_quotes(s)?
             .iter()

@@ -94,7 +94,11 @@ def main(argv=None):
         "arg=submission.py' --engine name=ref,cmd=connect4-arena,arg=engine",
     )
     parser.add_argument("file", help="the agent's .py file (its last callable is the agent)")
+    parser.add_argument("--path", action="append", default=[], metavar="DIR",
+                        help="put DIR on sys.path first (repeatable), e.g. a course package")
     args = parser.parse_args(argv)
+    for folder in reversed(args.path):
+        sys.path.insert(0, folder)
     out = protocol_output()
     try:
         agent = load_agent(args.file)

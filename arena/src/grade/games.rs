@@ -1,0 +1,408 @@
+//! The tests made of games: wins from the empty board, and colour-swapped
+//! pairs from solver-labelled openings, where a game is held when the
+//! student reaches the opening's value for its side; then the protocol
+//! compliance and discipline tests, which look at the same engine. A game
+//! a reference engine loses by a crash, a stall or its clock is voided and
+//! played again, never scored as the student's win.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use anyhow::Result;
+use connect4::search::{DEFAULT_HASH_MB, Solver};
+use connect4::{Game, Player, Rules};
+
+use super::config::{Config, Opponent, Side, Test};
+use super::report::Outcome;
+use crate::ending::Reason;
+use crate::play::GameRecord;
+use crate::sandbox::Sandbox;
+use crate::schedule::{self, Job, Mode, OpeningSource};
+use crate::spec::EngineSpec;
+use crate::workers::{self, Control, Flags, RunConfig};
+
+/// The value of each opening for the side to move after it (1 win, 0
+/// draw, -1 loss), from the solver (the book answers 2-ply openings at
+/// once).
+fn opening_values(openings: &[String]) -> HashMap<String, i32> {
+    let mut solver = Solver::new(DEFAULT_HASH_MB);
+    openings
+        .iter()
+        .map(|o| {
+            let game = Game::from_move_string(Rules::STANDARD, o).expect("openings are checked");
+            (o.clone(), solver.solve_weak(game.position()))
+        })
+        .collect()
+}
+
+/// The points engine 0 is due in a game of `job` under perfect play from
+/// its opening, whose value for the side to move after it is `value`.
+fn due(job: &Job, value: i32) -> f64 {
+    let to_move_first = job.opening.len().is_multiple_of(2);
+    let engine0_first = job.first == 0;
+    let v = if to_move_first == engine0_first {
+        value
+    } else {
+        -value
+    };
+    f64::from(v.signum() + 1) / 2.0
+}
+
+/// Times a game voided by a reference engine's failure is played again.
+const REPLAYS: usize = 2;
+
+/// Whether the reference engine (engine 1) lost `r` by a crash, a stall or
+/// its clock: a reference does none of these on its own (a built-in one
+/// never; the instructor's own is trusted not to).
+fn reference_failed(job: &Job, r: &GameRecord) -> bool {
+    points(job, r) == 1.0 && matches!(r.end.reason, Reason::Crash | Reason::Stall | Reason::Time)
+}
+
+/// Points of engine 0 (the student) in a game.
+fn points(job: &Job, r: &GameRecord) -> f64 {
+    match r.end.winner {
+        None => 0.5,
+        Some(w) => {
+            let engine0 = if job.first == 0 {
+                Player::First
+            } else {
+                Player::Second
+            };
+            if w == engine0 { 1.0 } else { 0.0 }
+        }
+    }
+}
+
+/// The games of one test, against one opponent.
+pub struct Played {
+    opponent: String,
+    games: Vec<(Job, GameRecord)>,
+    /// Games the reference engine lost by a crash, a stall or its clock,
+    /// and that were voided: what happened in each (replays included).
+    voided: Vec<String>,
+    /// Games left out after every replay was voided too.
+    given_up: usize,
+}
+
+impl Played {
+    /// What the student should know of voided games: nothing if none.
+    fn void_note(&self) -> String {
+        if self.voided.is_empty() {
+            return String::new();
+        }
+        let shown: Vec<&str> = self.voided.iter().take(5).map(String::as_str).collect();
+        format!(
+            "\n{} game(s) voided and replayed because the reference engine {} crashed, \
+             stalled or ran out of time (a reference engine does none of these on its own: \
+             a submission that signals or starves other processes is suspected){}: {}{}",
+            self.voided.len(),
+            self.opponent,
+            if self.given_up > 0 {
+                format!(
+                    "; {} game(s) still voided after {REPLAYS} replays are left out",
+                    self.given_up
+                )
+            } else {
+                String::new()
+            },
+            shown.join("; "),
+            if self.voided.len() > shown.len() {
+                "; ..."
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// What the student should know of the games it forfeited here: how
+    /// many, and the first in full (stderr included); nothing if none.
+    fn forfeit_note(&self) -> String {
+        let lost = self.forfeits();
+        match lost.first() {
+            None => String::new(),
+            Some(first) => format!(
+                "\n{} game(s) lost by forfeit; the first: {first}{}",
+                lost.len(),
+                if lost.len() > 1 {
+                    " (the others are listed under time and protocol discipline)"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+
+    /// The forfeits engine 0 lost games by, as text naming the opponent.
+    fn forfeits(&self) -> Vec<String> {
+        self.games
+            .iter()
+            .filter(|(job, r)| points(job, r) == 0.0 && r.end.reason.is_forfeit())
+            .map(|(job, r)| {
+                format!(
+                    "game {} against {} (moves {}): {}{}",
+                    job.game,
+                    self.opponent,
+                    if r.moves.is_empty() { "none" } else { &r.moves },
+                    r.end.reason,
+                    r.end
+                        .detail
+                        .as_ref()
+                        .map_or(String::new(), |d| format!(": {d}"))
+                )
+            })
+            .collect()
+    }
+}
+
+/// A grading run: the student's engine, the settings, and the games
+/// played so far.
+pub struct Grader<'a> {
+    /// The configuration.
+    pub config: &'a Config,
+    /// How the student's engine starts.
+    pub student: EngineSpec,
+    /// Where reference engines run (another user), if isolated.
+    pub reference_sandbox: Option<Sandbox>,
+    /// The Python that runs the instructor's policies.
+    pub python: String,
+    /// Time allowed beyond the clock.
+    pub margin: Duration,
+    /// Games at once.
+    pub concurrency: usize,
+    /// The games of each test so far.
+    pub played: Vec<Played>,
+}
+
+impl Grader<'_> {
+    /// How `opponent` starts: random opponents get the grading's seed.
+    fn opponent_spec(&self, opponent: &Opponent) -> EngineSpec {
+        let seeded = match opponent {
+            Opponent::Agent(a) if a == "random" => {
+                Opponent::Agent(format!("random:seed={}", self.config.grading.seed))
+            }
+            other => other.clone(),
+        };
+        let mut spec = seeded.spec(&self.python);
+        spec.name = opponent.label();
+        spec.sandbox = self.reference_sandbox.clone();
+        spec
+    }
+
+    /// Plays `jobs` between the student (0) and `opponent` (1). A game the
+    /// reference engine loses by a crash, a stall or its clock is no result
+    /// (a submission may kill or stop it): it is voided and played again,
+    /// up to [`REPLAYS`] times, and left out after that.
+    fn play(&mut self, opponent: &Opponent, jobs: Vec<Job>) -> &Played {
+        let label = opponent.label();
+        let config = RunConfig {
+            rules: Rules::STANDARD,
+            specs: vec![self.student.clone(), self.opponent_spec(opponent)],
+            concurrency: self.concurrency,
+            margin: self.margin,
+            adjudicate: None,
+            seed: self.config.grading.seed,
+            stderr_log: None,
+            max_move_time: crate::play::MAX_MOVE_TIME,
+            debug: None,
+        };
+        let mut games = Vec::new();
+        let mut voided = Vec::new();
+        let mut todo = jobs;
+        for round in 0..=REPLAYS {
+            let mut again = Vec::new();
+            workers::run(&config, todo, &Flags::default(), |job, record| {
+                if reference_failed(job, &record) {
+                    voided.push(format!(
+                        "game {} ({}): {} lost by {}: {}{}",
+                        job.game,
+                        if job.first == 0 {
+                            "you first"
+                        } else {
+                            "you second"
+                        },
+                        label,
+                        record.end.reason,
+                        record.end.detail.as_deref().unwrap_or(""),
+                        if round == 0 { "" } else { " (a replay)" }
+                    ));
+                    again.push(job.clone());
+                } else {
+                    games.push((job.clone(), record));
+                }
+                Control::Continue
+            });
+            todo = again;
+            if todo.is_empty() {
+                break;
+            }
+        }
+        games.sort_by_key(|(j, _)| j.game);
+        self.played.push(Played {
+            opponent: label,
+            games,
+            voided,
+            given_up: todo.len(),
+        });
+        self.played.last().expect("just pushed")
+    }
+
+    /// A `wins` test: games from the empty board; the share won.
+    pub fn wins(&mut self, test: &Test) -> Outcome {
+        let opponent = test.opponent.clone().expect("checked: wins tests have one");
+        let jobs: Vec<Job> = (0..u64::from(test.games))
+            .map(|i| {
+                let first = match test.side {
+                    Side::First => true,
+                    Side::Second => false,
+                    Side::Both => i % 2 == 0,
+                };
+                Job {
+                    game: i + 1,
+                    pair: i + 1,
+                    first: if first { 0 } else { 1 },
+                    second: if first { 1 } else { 0 },
+                    opening: String::new(),
+                }
+            })
+            .collect();
+        eprintln!("grade: {}: {} games", test.name, jobs.len());
+        let scheduled = jobs.len();
+        let played = self.play(&opponent, jobs);
+        let games = &played.games;
+        let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
+        // Voided games count as not won: failing the reference cannot help.
+        let n = scheduled.max(1) as f64;
+        let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;
+        let rate = wins as f64 / n;
+        let output = format!(
+            "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}{}",
+            100.0 * rate,
+            100.0 * test.pass_rate,
+            played.forfeit_note(),
+            played.void_note()
+        );
+        let mut outcome = Outcome::new(test, rate, output);
+        outcome.wins = Some(rate);
+        outcome.points = Some(pts / n);
+        outcome
+    }
+
+    /// An `openings` test: colour-swapped pairs from random openings the
+    /// solver labels; the share held at the opening's value.
+    pub fn openings(&mut self, test: &Test) -> Result<Outcome> {
+        let opponent = test
+            .opponent
+            .clone()
+            .expect("checked: openings tests have one");
+        let pairs = test.games.div_ceil(2).max(1) as usize;
+        let source = OpeningSource {
+            file: None,
+            plies: test.plies,
+            all: false,
+            undecided: None,
+            seed: self.config.grading.seed,
+        };
+        let openings = schedule::openings(Rules::STANDARD, &source, pairs)?;
+        let values = opening_values(&openings);
+        let jobs = schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
+        eprintln!("grade: {}: {} games", test.name, jobs.len());
+        let scheduled = jobs.len();
+        let played = self.play(&opponent, jobs);
+        let note = played.forfeit_note() + &played.void_note();
+        let games = &played.games;
+        // Voided games count as not held: failing the reference cannot help.
+        let n = scheduled.max(1) as f64;
+        // A forfeit holds nothing, even in an opening that was lost
+        // anyway: the student has to play the game out.
+        let held = games
+            .iter()
+            .filter(|(j, r)| {
+                let forfeited = points(j, r) == 0.0 && r.end.reason.is_forfeit();
+                !forfeited && points(j, r) >= due(j, values[&j.opening])
+            })
+            .count();
+        // Plus 0.0: an empty sum of floats is -0.0.
+        let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;
+        let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
+        let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
+        let l = games.len() - w - d;
+        let output = format!(
+            "held {held} of {scheduled} colour-swapped games at the opening's value (won \
+             a won opening, drew a drawn one, as the solver labels them); +{w} ={d} -{l}, \
+             {:.1}% of the points{note}",
+            100.0 * pts / n
+        );
+        let mut outcome = Outcome::new(test, held as f64 / n, output);
+        outcome.wins = Some(w as f64 / n);
+        outcome.points = Some(pts / n);
+        Ok(outcome)
+    }
+
+    /// A `compliance` test: every check, listed.
+    pub fn compliance(&self, test: &Test) -> Outcome {
+        eprintln!("grade: {}", test.name);
+        let checks = crate::compliance::checks(&self.student, self.margin);
+        let passed = checks.iter().filter(|c| c.passed).count();
+        let mut lines: Vec<String> = vec![format!("{passed} of {} checks passed", checks.len())];
+        lines.extend(checks.iter().map(|c| {
+            format!(
+                "{} {}: {}",
+                if c.passed { "pass" } else { "FAIL" },
+                c.name,
+                c.detail
+            )
+        }));
+        lines.extend(
+            crate::compliance::advice(&self.student)
+                .into_iter()
+                .map(|a| format!("advice: {a}")),
+        );
+        Outcome::new(
+            test,
+            passed as f64 / checks.len().max(1) as f64,
+            lines.join("\n"),
+        )
+    }
+
+    /// A `discipline` test: no forfeit in any game played, tactics
+    /// included.
+    pub fn discipline(&self, test: &Test, tactic_forfeits: &[String]) -> Outcome {
+        let mut lost: Vec<String> = self.played.iter().flat_map(Played::forfeits).collect();
+        lost.extend(tactic_forfeits.iter().cloned());
+        let games: usize = self.played.iter().map(|p| p.games.len()).sum();
+        let output = if lost.is_empty() {
+            format!("no forfeit in {games} games and the tactical positions")
+        } else {
+            format!("{} forfeits:\n{}", lost.len(), lost.join("\n"))
+        };
+        Outcome::new(test, f64::from(u8::from(lost.is_empty())), output)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(first: usize, opening: &str) -> Job {
+        Job {
+            game: 1,
+            pair: 1,
+            first,
+            second: 1 - first,
+            opening: opening.into(),
+        }
+    }
+
+    #[test]
+    fn the_points_due_follow_the_opening_s_value_and_the_colours() {
+        // After 2 plies the first player moves: a won opening is due 1
+        // point to engine 0 playing first, none playing second.
+        assert_eq!(due(&job(0, "44"), 1), 1.0);
+        assert_eq!(due(&job(1, "44"), 1), 0.0);
+        assert_eq!(due(&job(0, "44"), 0), 0.5);
+        assert_eq!(due(&job(1, "44"), -1), 1.0);
+        // After 1 ply the second player moves.
+        assert_eq!(due(&job(1, "4"), 1), 1.0);
+        assert_eq!(due(&job(0, "4"), 1), 0.0);
+    }
+}

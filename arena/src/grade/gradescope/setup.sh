@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image
+# (written by `connect4-arena autograder`). Every path derives from
+# AUTOGRADER_ROOT (default /autograder), so it also runs in a test folder.
+#
+# It installs Python's venv when missing, checks that the bundled binaries
+# run here (else builds them from the bundled source), installs the bundled
+# Python bridge with numpy into ROOT/venv, creates the two unprivileged
+# users (student code, reference engines), and closes the config to them.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+STUDENT_USER="${C4_STUDENT_USER:-c4student}"
+REFERENCE_USER="${C4_REFERENCE_USER:-c4ref}"
+say() { echo "setup: $*"; }
+
+apt_install() {
+    say "installing $* with apt"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q "$@"
+}
+
+if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    apt_install python3 python3-venv python3-pip
+fi
+
+chmod 755 "$SOURCE/run_autograder" "$SOURCE"/bin/*
+if ! "$SOURCE/bin/connect4-arena" --version >/dev/null 2>&1; then
+    say "the bundled binaries do not run here (they need glibc 2.34 or newer; this image has $(ldd --version 2>&1 | head -n 1))"
+    if [ ! -f "$SOURCE/rust/Cargo.toml" ]; then
+        say "and no source is bundled: build the zip on an older system, or with --source" >&2
+        exit 1
+    fi
+    if ! command -v cargo >/dev/null; then
+        apt_install build-essential curl ca-certificates
+        curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+        # shellcheck disable=SC1091
+        . "$HOME/.cargo/env"
+    fi
+    say "building connect4-arena from the bundled source"
+    (cd "$SOURCE/rust" && cargo build --release --locked -p connect4-arena)
+    cp "$SOURCE/rust/target/release/connect4-arena" "$SOURCE/bin/connect4-arena"
+fi
+say "$("$SOURCE/bin/connect4-arena" --version) runs"
+
+if [ ! -x "$ROOT/venv/bin/python3" ]; then
+    python3 -m venv "$ROOT/venv"
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_ROOT_USER_ACTION=ignore
+if ! "$ROOT/venv/bin/python3" -c 'import numpy' 2>/dev/null; then
+    "$ROOT/venv/bin/pip" install -q --find-links "$SOURCE/python" numpy
+fi
+"$ROOT/venv/bin/pip" install -q --no-index --no-deps --force-reinstall "$SOURCE"/python/*.whl
+"$ROOT/venv/bin/python3" -c 'import c4bridge.policy, c4bridge.kaggle, numpy'
+say "Python bridge installed in $ROOT/venv"
+
+for user in "$STUDENT_USER" "$REFERENCE_USER"; do
+    if ! id "$user" >/dev/null 2>&1; then
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+        say "created user $user"
+    fi
+done
+
+# Student code may run the binaries, the bridge and the included folders,
+# but not list the source folder or read the config (hidden tests).
+chmod 711 "$SOURCE"
+chmod 600 "$SOURCE/config.toml"
+chmod -R a+rX "$SOURCE/bin" "$SOURCE/python" "$ROOT/venv"
+if [ -d "$SOURCE/include" ]; then
+    chmod -R a+rX "$SOURCE/include"
+fi
+chmod go+x "$ROOT"
+say "done"

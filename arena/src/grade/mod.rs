@@ -1,0 +1,449 @@
+//! `grade`: the checks a course autograder runs on a student's engine,
+//! policy or Kaggle agent, with Gradescope's `results.json` (the total and
+//! output, each test with its score, visibility and output, and the
+//! leaderboard).
+//!
+//! The tests come from a TOML config ([`config`]; without one, the
+//! standard tests below). Games against references come in colour-swapped
+//! pairs from openings the solver labels, and a game is held when the
+//! student reaches the opening's value for its side, so the perfect player
+//! scores 100.
+//!
+//! | standard test | points |
+//! |---|---|
+//! | wins as first player against `random` (all at 95%) | 20 |
+//! | wins as second player against `random` (all at 95%) | 20 |
+//! | openings held against `greedy` | 15 |
+//! | openings held against `alphabeta:depth=4` | 15 |
+//! | tactics: win in one, block, convert a proven win, avoid a losing move | 15 |
+//! | protocol compliance (every check listed) | 10 |
+//! | time and protocol discipline: no forfeit in any game | 5 |
+//!
+//! With `--isolate` as root, the student's code runs as its own user under
+//! resource limits and the references as another ([`crate::sandbox`]);
+//! every process of the student's user is killed before the results are
+//! written, and space is held so that they can be written on a full disk.
+
+pub mod autograder;
+pub mod config;
+mod games;
+pub mod report;
+mod submission;
+mod tactics;
+mod wheel;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::sandbox::{Account, Reserve, ResourceLimits, Sandbox};
+use crate::spec::EngineSpec;
+use config::{Config, Kind, TestKind};
+use games::Grader;
+pub use report::{GradescopeResults, LeaderboardValue, TestResult};
+use report::{Outcome, markdown};
+
+/// Arguments of `grade`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The engine to grade, as an engine spec (local runs).
+    #[arg(
+        long,
+        required_unless_present = "submission",
+        conflicts_with = "submission"
+    )]
+    pub engine: Option<EngineSpec>,
+    /// A submission folder, graded as the config's kind says (the engine's
+    /// program, a policy's file or a Kaggle agent's file in it).
+    #[arg(long)]
+    pub submission: Option<PathBuf>,
+    /// The grading config (TOML; see docs/grading.md). Without one, the
+    /// standard tests.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Without a config: the kind of submission (engine, policy, kaggle).
+    #[arg(long, conflicts_with = "config")]
+    pub kind: Option<Kind>,
+    /// Where to write Gradescope's results.
+    #[arg(long, default_value = "results.json")]
+    pub results: PathBuf,
+    /// Games of each `wins` test (overrides the config).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: Option<u32>,
+    /// Share of wins needed in each `wins` test (overrides the config).
+    #[arg(long)]
+    pub pass_rate: Option<f64>,
+    /// Games of each `openings` test (overrides the config).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub match_games: Option<u32>,
+    /// Positions of each kind in `tactics` tests (overrides the config).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub tactics: Option<u32>,
+    /// Seed of the openings, the positions and the opponents (overrides
+    /// the config).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once (default: the config's, or the number of
+    /// cores).
+    #[arg(long, value_parser = crate::run::at_least_one)]
+    pub concurrency: Option<usize>,
+    /// Time an engine may take beyond its movetime or clock (ms; overrides
+    /// the config).
+    #[arg(long)]
+    pub time_margin: Option<u64>,
+    /// Run the student's code as --student-user and the references as
+    /// --reference-user, with the config's limits (needs root; without
+    /// root the grading goes on and says isolation is off).
+    #[arg(long)]
+    pub isolate: bool,
+    /// The user student code runs as under --isolate.
+    #[arg(long, default_value = "c4student")]
+    pub student_user: String,
+    /// The user reference engines run as under --isolate.
+    #[arg(long, default_value = "c4ref")]
+    pub reference_user: String,
+    /// The folder the submission is copied to and run in (default: a
+    /// temporary folder).
+    #[arg(long)]
+    pub work: Option<PathBuf>,
+    /// The Python that runs policies and Kaggle agents (with the bridge
+    /// `c4bridge` installed).
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+}
+
+/// Runs the grading and writes the results. If grading fails part way, the
+/// results file still holds valid JSON: no points, and what went wrong, so
+/// that Gradescope shows the student a message and not a missing file.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let started = Instant::now();
+    let results_dir = args
+        .results
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    std::fs::create_dir_all(&results_dir)
+        .with_context(|| format!("creating {}", results_dir.display()))?;
+    let isolation = Isolation::new(args, &results_dir);
+    let reserve = match &isolation {
+        Ok(Isolation::On { .. }) => Some(Reserve::hold(&results_dir)?),
+        _ => None,
+    };
+    let outcome = isolation
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|i| grade(args, i));
+    // Nothing of the student's may outlive the grading, nor write once the
+    // results are out.
+    if let Ok(Isolation::On { student, .. }) = &isolation {
+        let killed = crate::sandbox::kill_user(student.uid);
+        if killed > 0 {
+            eprintln!(
+                "grade: killed {killed} process(es) of user {} left running",
+                student.name
+            );
+        }
+    }
+    if let Some(r) = reserve {
+        r.release();
+    }
+    match outcome {
+        Ok(mut results) => {
+            results.execution_time = Some((started.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+            print_summary(&results);
+            report::write(&results, &args.results)?;
+            println!("wrote {}", args.results.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let failed = report::failed(&format!(
+                "The grader could not finish: {e:#}. Please tell your instructor."
+            ));
+            report::write(&failed, &args.results)?;
+            Err(e)
+        }
+    }
+}
+
+/// Who runs what.
+enum Isolation {
+    /// The student's code and the references run as other users.
+    On {
+        /// The student's user.
+        student: Account,
+        /// The references' user.
+        reference: Account,
+    },
+    /// Everything runs as the grader's user; the reason, if isolation was
+    /// asked for.
+    Off(Option<String>),
+}
+
+impl Isolation {
+    fn new(args: &Args, results_dir: &Path) -> Result<Isolation> {
+        if !args.isolate {
+            return Ok(Isolation::Off(None));
+        }
+        if let Err(why) = crate::sandbox::isolation_available() {
+            eprintln!("grade: {why}");
+            return Ok(Isolation::Off(Some(why)));
+        }
+        let student = Account::lookup(&args.student_user)?;
+        let reference = Account::lookup(&args.reference_user)?;
+        if student.uid == 0 || reference.uid == 0 || student.uid == reference.uid {
+            anyhow::bail!(
+                "--student-user {} and --reference-user {} must be two users other than root",
+                student.name,
+                reference.name
+            );
+        }
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(results_dir)
+            .with_context(|| format!("reading {}", results_dir.display()))?;
+        if meta.uid() != 0 || meta.mode() & 0o022 != 0 {
+            anyhow::bail!(
+                "the results folder {} can be written by users other than root (owner {}, \
+                 mode {:o}): student code could write its own results there",
+                results_dir.display(),
+                meta.uid(),
+                meta.mode() & 0o7777
+            );
+        }
+        // Left over from an earlier run, they could still act.
+        crate::sandbox::kill_user(student.uid);
+        Ok(Isolation::On { student, reference })
+    }
+
+    fn student(&self) -> Option<&Account> {
+        match self {
+            Isolation::On { student, .. } => Some(student),
+            Isolation::Off(_) => None,
+        }
+    }
+}
+
+/// The config the arguments ask for, with their overrides.
+fn config(args: &Args) -> Result<Config> {
+    let mut config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::defaults(args.kind.unwrap_or_default()),
+    };
+    if let Some(rate) = args.pass_rate
+        && !(0.0..=1.0).contains(&rate)
+    {
+        anyhow::bail!("--pass-rate {rate}: expected 0 to 1");
+    }
+    for t in &mut config.tests {
+        match t.kind {
+            TestKind::Wins => {
+                t.games = args.games.unwrap_or(t.games);
+                t.pass_rate = args.pass_rate.unwrap_or(t.pass_rate);
+            }
+            TestKind::Openings => t.games = args.match_games.unwrap_or(t.games),
+            TestKind::Tactics => t.positions = args.tactics.unwrap_or(t.positions),
+            TestKind::Compliance | TestKind::Discipline => {}
+        }
+    }
+    config.grading.seed = args.seed.unwrap_or(config.grading.seed);
+    config.margin_ms = args.time_margin.unwrap_or(config.margin_ms);
+    Ok(config)
+}
+
+/// A sandbox folder of `account`'s under `work`.
+fn sandbox_dir(work: &Path, name: &str, account: Option<&Account>) -> Result<PathBuf> {
+    let dir = work.join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::sandbox::give(&dir, account)?;
+    Ok(dir)
+}
+
+/// Grades: the results, not yet written.
+fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
+    let config = config(args)?;
+    let work = match &args.work {
+        Some(w) => w.clone(),
+        None => std::env::temp_dir().join(format!("connect4-grade-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    if let Isolation::On { .. } = isolation {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o755))
+            .with_context(|| format!("opening {} to the sandbox users", work.display()))?;
+    }
+    let (student_sandbox, reference_sandbox) = match isolation {
+        Isolation::On { student, reference } => {
+            let limits = ResourceLimits {
+                memory_bytes: config.limits.memory_mb << 20,
+                processes: config.limits.processes,
+                file_bytes: config.limits.file_mb << 20,
+            };
+            let env = vec![
+                ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
+                ("OPENBLAS_NUM_THREADS".to_string(), "1".to_string()),
+                ("OMP_NUM_THREADS".to_string(), "1".to_string()),
+            ];
+            (
+                Some(Sandbox {
+                    account: student.clone(),
+                    limits: Some(limits),
+                    dir: sandbox_dir(&work, "student", Some(student))?,
+                    env: env.clone(),
+                }),
+                Some(Sandbox {
+                    account: reference.clone(),
+                    limits: None,
+                    dir: sandbox_dir(&work, "reference", Some(reference))?,
+                    env,
+                }),
+            )
+        }
+        Isolation::Off(_) => (None, None),
+    };
+    let prepared = match (&args.engine, &args.submission) {
+        (Some(engine), _) => {
+            let mut engine = engine.clone();
+            if engine.name == "random" || engine.name.starts_with("random:") {
+                engine.name = format!("{} (graded)", engine.name);
+            }
+            engine.sandbox = student_sandbox;
+            Ok(engine)
+        }
+        (None, Some(submission)) => {
+            let dir = submission::copy(submission, &work.join("submission"), isolation.student())?;
+            submission::build(&config, &dir, student_sandbox.as_ref())
+                .and_then(|()| submission::spec(&config, &dir, &args.python, student_sandbox))
+        }
+        (None, None) => anyhow::bail!("give --engine or --submission"),
+    };
+    let mut notes = Vec::new();
+    if let Isolation::Off(Some(why)) = isolation {
+        notes.push(why.clone());
+    }
+    let outcomes = match prepared {
+        Ok(student) => run_tests(&config, args, student, reference_sandbox)?,
+        Err(refusal) => {
+            notes.push(refusal.0.clone());
+            config
+                .tests
+                .iter()
+                .map(|t| Outcome::not_run(t, &format!("not run: {}", refusal.0)))
+                .collect()
+        }
+    };
+    Ok(results(&config, outcomes, &notes))
+}
+
+/// Runs every test of `config` on `student`.
+fn run_tests(
+    config: &Config,
+    args: &Args,
+    student: EngineSpec,
+    reference_sandbox: Option<Sandbox>,
+) -> Result<Vec<Outcome>> {
+    let margin = Duration::from_millis(config.margin_ms);
+    let mut grader = Grader {
+        config,
+        student,
+        reference_sandbox,
+        python: args.python.clone(),
+        margin,
+        concurrency: args
+            .concurrency
+            .or(config.grading.concurrency)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        played: Vec::new(),
+    };
+    let mut outcomes: Vec<Option<Outcome>> = Vec::new();
+    let mut tactic_forfeits = Vec::new();
+    for (i, test) in config.tests.iter().enumerate() {
+        let outcome = match test.kind {
+            TestKind::Wins => Some(grader.wins(test)),
+            TestKind::Openings => Some(grader.openings(test)?),
+            TestKind::Tactics => {
+                eprintln!("grade: {}", test.name);
+                let t = tactics::play(
+                    &grader.student,
+                    margin,
+                    &test.tactics,
+                    test.positions,
+                    config.grading.seed + 10 * i as u64,
+                );
+                tactic_forfeits.extend(t.forfeits.iter().cloned());
+                Some(Outcome::new(test, t.fraction(), t.output(&test.tactics)))
+            }
+            TestKind::Compliance => Some(grader.compliance(test)),
+            // Last, when every game is known.
+            TestKind::Discipline => None,
+        };
+        outcomes.push(outcome);
+    }
+    Ok(config
+        .tests
+        .iter()
+        .zip(outcomes)
+        .map(|(test, o)| o.unwrap_or_else(|| grader.discipline(test, &tactic_forfeits)))
+        .collect())
+}
+
+/// The results file's content from the tests' outcomes; `notes` go at the
+/// top of the output.
+fn results(config: &Config, outcomes: Vec<Outcome>, notes: &[String]) -> GradescopeResults {
+    let score: f64 = outcomes.iter().map(|o| o.result.score).sum::<f64>() + 0.0;
+    let score = (score * 100.0).round() / 100.0;
+    let max: f64 = outcomes.iter().map(|o| o.result.max_score).sum();
+    let leaderboard = config
+        .leaderboard
+        .iter()
+        .filter_map(|entry| {
+            report::leaderboard_value(entry.value, entry.test.as_deref(), &outcomes, score).map(
+                |value| LeaderboardValue {
+                    name: entry.name.clone(),
+                    value,
+                    order: entry.order,
+                },
+            )
+        })
+        .collect();
+    let mut summary = format!("Graded: {score:.2} of {max} points");
+    for n in notes {
+        summary.push('\n');
+        summary.push_str(n);
+    }
+    GradescopeResults {
+        score,
+        output: markdown(&summary),
+        output_format: Some("md".into()),
+        test_output_format: Some("md".into()),
+        execution_time: None,
+        stdout_visibility: Some(config.grading.stdout_visibility),
+        tests: outcomes
+            .into_iter()
+            .map(|o| TestResult {
+                output: markdown(&o.result.output),
+                ..o.result
+            })
+            .collect(),
+        leaderboard,
+    }
+}
+
+/// Prints each test's first line and the total.
+fn print_summary(results: &GradescopeResults) {
+    for t in &results.tests {
+        println!(
+            "{:>6.2} / {:<3} {}: {}",
+            t.score,
+            t.max_score,
+            t.name,
+            t.output.lines().next().unwrap_or("")
+        );
+    }
+    let max: f64 = results.tests.iter().map(|t| t.max_score).sum();
+    println!("total {:.2} / {max}", results.score);
+}

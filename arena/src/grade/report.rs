@@ -1,0 +1,231 @@
+//! Gradescope's `results.json`: the tests with their scores, visibility and
+//! outputs (as markdown), the total, the leaderboard, written whole at the
+//! very end so that Gradescope never reads half a file.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::config::{Metric, Order, Scoring, Test, Visibility};
+
+/// One Gradescope test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// What was tested.
+    pub name: String,
+    /// Points earned.
+    pub score: f64,
+    /// Points possible.
+    pub max_score: f64,
+    /// `passed` or `failed`.
+    pub status: String,
+    /// What happened, for the student.
+    pub output: String,
+    /// Who sees the test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+}
+
+/// One leaderboard value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaderboardValue {
+    /// The column.
+    pub name: String,
+    /// The value.
+    pub value: f64,
+    /// Sort order (`asc` or `desc`).
+    pub order: Order,
+}
+
+/// Gradescope's results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradescopeResults {
+    /// The total: the sum of the tests' scores.
+    pub score: f64,
+    /// A summary.
+    pub output: String,
+    /// How Gradescope renders `output` (`md`: markdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_format: Option<String>,
+    /// How Gradescope renders each test's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_output_format: Option<String>,
+    /// Seconds the grading took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution_time: Option<f64>,
+    /// Who sees the grader's own log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout_visibility: Option<Visibility>,
+    /// Each test.
+    pub tests: Vec<TestResult>,
+    /// The leaderboard's values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaderboard: Vec<LeaderboardValue>,
+}
+
+/// What a test measured: the share its score is made from and, for tests
+/// of games, the share of wins and of points.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The test's result as Gradescope shows it.
+    pub result: TestResult,
+    /// The share held, won or passed (0 to 1).
+    pub share: f64,
+    /// Games: the share won.
+    pub wins: Option<f64>,
+    /// Games: the share of the points (a draw is half).
+    pub points: Option<f64>,
+}
+
+impl Outcome {
+    /// Scores `share` as `test` says; `output` explains it to the student.
+    pub fn new(test: &Test, share: f64, output: String) -> Outcome {
+        let share = share.clamp(0.0, 1.0);
+        let passed = share + 1e-9 >= test.pass_rate;
+        let fraction = match test.scoring {
+            Scoring::Proportional => share,
+            Scoring::Threshold => f64::from(u8::from(passed)),
+        };
+        Outcome {
+            result: TestResult {
+                name: test.name.clone(),
+                score: (test.points * fraction * 100.0).round() / 100.0,
+                max_score: test.points,
+                status: if passed { "passed" } else { "failed" }.into(),
+                output,
+                visibility: Some(test.visibility),
+            },
+            share,
+            wins: None,
+            points: None,
+        }
+    }
+
+    /// The same, failed with no points: `why` says what kept the test from
+    /// running (a build that failed, say).
+    pub fn not_run(test: &Test, why: &str) -> Outcome {
+        let mut o = Outcome::new(test, 0.0, why.to_string());
+        o.result.score = 0.0;
+        o.result.status = "failed".into();
+        o
+    }
+}
+
+/// The value of a leaderboard column from the outcomes (`None` if the
+/// column's test did not run).
+pub fn leaderboard_value(
+    metric: Metric,
+    test: Option<&str>,
+    outcomes: &[Outcome],
+    total: f64,
+) -> Option<f64> {
+    if metric == Metric::Score {
+        return Some(total);
+    }
+    let o = outcomes
+        .iter()
+        .find(|o| Some(o.result.name.as_str()) == test)?;
+    let percent = |x: f64| (x * 1000.0).round() / 10.0;
+    match metric {
+        Metric::Score => Some(total),
+        Metric::Held => Some(percent(o.share)),
+        Metric::Wins => o.wins.map(percent),
+        Metric::Points => o.points.map(percent),
+        Metric::Elo => o.points.map(|p| {
+            let p = p.clamp(0.01, 0.99);
+            (-400.0 * (1.0 / p - 1.0).log10())
+                .clamp(-800.0, 800.0)
+                .round()
+        }),
+    }
+}
+
+/// A test's text as markdown: its first line a paragraph, each further line
+/// an item of a list, ```` ``` ```` blocks (positions, stderr) kept as they
+/// are, and the characters markdown would read as formatting escaped (a
+/// traceback's `__init__` stays as it is).
+pub fn markdown(text: &str) -> String {
+    let escape = |line: &str| {
+        line.chars().fold(String::new(), |mut out, ch| {
+            if "\\`*_[]<>#|".contains(ch) {
+                out.push('\\');
+            }
+            out.push(ch);
+            out
+        })
+    };
+    let mut out = String::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            out.push_str(line);
+        } else if in_block {
+            out.push_str(line);
+        } else if i == 0 {
+            out.push_str(&escape(line));
+            out.push('\n');
+        } else {
+            out.push_str("- ");
+            out.push_str(&escape(line));
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// Writes `results` to `path` whole (a temporary file renamed into place).
+pub fn write(results: &GradescopeResults, path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(results).expect("results serialise") + "\n";
+    connect4::atomic_file::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Results that give no points and say why: what Gradescope shows when the
+/// grader could not finish.
+pub fn failed(message: &str) -> GradescopeResults {
+    GradescopeResults {
+        score: 0.0,
+        output: markdown(message),
+        output_format: Some("md".into()),
+        test_output_format: None,
+        execution_time: None,
+        stdout_visibility: None,
+        tests: Vec::new(),
+        leaderboard: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_become_markdown_with_positions_kept_and_formatting_escaped() {
+        let text = "won 0 of 2 games\nFile \"__init__.py\", line *7*\nblock after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```";
+        assert_eq!(
+            markdown(text),
+            "won 0 of 2 games\n\n- File \"\\_\\_init\\_\\_.py\", line \\*7\\*\n- block after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```"
+        );
+    }
+
+    #[test]
+    fn elo_follows_the_share_of_points_and_stays_finite() {
+        let outcome = |points: f64| {
+            let test = super::super::config::Config::defaults(super::super::config::Kind::Engine)
+                .tests[2]
+                .clone();
+            let mut o = Outcome::new(&test, points, String::new());
+            o.points = Some(points);
+            o
+        };
+        let elo = |p: f64| {
+            let name = "Openings held against greedy";
+            leaderboard_value(Metric::Elo, Some(name), &[outcome(p)], 0.0).unwrap()
+        };
+        assert_eq!(elo(0.5), 0.0);
+        assert_eq!(elo(0.76), 200.0);
+        assert_eq!(elo(1.0), 798.0);
+        assert_eq!(elo(0.0), -798.0);
+    }
+}

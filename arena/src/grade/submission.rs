@@ -1,0 +1,206 @@
+//! The student's submission made ready to grade: copied into a folder of
+//! the student's user, built when it is an engine with a build command,
+//! and described as an engine spec (the program itself, or the Python
+//! bridge around a policy or a Kaggle agent), run in the student's sandbox.
+//!
+//! What goes wrong here is the student's to fix, not the grader's: it is
+//! told as a [`Refusal`] that every test shows.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::config::{Config, Kind};
+use crate::sandbox::{Account, Sandbox};
+use crate::spec::EngineSpec;
+use crate::stderr::Tail;
+
+/// Why the submission cannot be graded, in the student's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal(pub String);
+
+/// Lines of build output shown to the student.
+const BUILD_LINES: usize = 30;
+
+/// A value quoted for an engine spec (no quotes of its own inside).
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', ""))
+}
+
+/// The files at the top of `dir`, for a message.
+fn listing(dir: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Runs the config's build command in `dir` in `sandbox`; `Err` holds
+/// what the student should read.
+pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(), Refusal> {
+    let Some((program, args)) = config.submission.build.split_first() else {
+        return Ok(());
+    };
+    let line = config.submission.build.join(" ");
+    eprintln!("grade: building the submission: {line}");
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match sandbox {
+        Some(s) => s.apply(&mut command),
+        None => crate::group::own_group(&mut command),
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| Refusal(format!("the build command `{line}` does not start: {e}")))?;
+    let output = Tail::default();
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|stream| {
+        let tail = output.clone();
+        std::thread::spawn(move || tail.collect(stream))
+    })
+    .collect();
+    let limit = Duration::from_secs(config.limits.build_seconds);
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() > limit => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break None,
+        }
+    };
+    crate::group::kill_group(&child);
+    child.wait().ok();
+    for r in readers {
+        r.join().ok();
+    }
+    let text = output.text();
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines[lines.len().saturating_sub(BUILD_LINES)..].join("\n");
+    let quote = |why: String| {
+        Refusal(format!(
+            "{why}; its last lines:\n```\n{}\n```",
+            if shown.is_empty() {
+                "(no output)"
+            } else {
+                &shown
+            }
+        ))
+    };
+    match status {
+        None => Err(quote(format!(
+            "the build command `{line}` took over {} s and was stopped",
+            limit.as_secs()
+        ))),
+        Some(s) if !s.success() => Err(quote(format!("the build command `{line}` failed ({s})"))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// How the student's engine starts: from the submission copied to `dir`,
+/// as `config` says, with the config's clock; `python` runs the bridges.
+pub fn spec(
+    config: &Config,
+    dir: &Path,
+    python: &str,
+    sandbox: Option<Sandbox>,
+) -> Result<EngineSpec, Refusal> {
+    let kind = config.submission.kind;
+    let executable = config
+        .submission
+        .executable
+        .clone()
+        .unwrap_or_else(|| kind.default_executable().to_string());
+    // A policy may name its class after a colon.
+    let file = executable.split(':').next().unwrap_or(&executable);
+    let path = dir.join(file);
+    if !path.exists() {
+        return Err(Refusal(format!(
+            "your submission has no '{file}' (the grader runs {}; your submission's files: {})",
+            match kind {
+                Kind::Engine => "that program",
+                Kind::Policy => "the Policy class in that file",
+                Kind::Kaggle => "the agent in that file",
+            },
+            listing(dir)
+        )));
+    }
+    let target = dir.join(&executable).display().to_string();
+    let clock = format!("{},margin={}", config.clock_spec(), config.margin_ms);
+    let text = match kind {
+        Kind::Engine => {
+            if path.is_file() {
+                // Uploads often lose the executable bit.
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).ok();
+            }
+            let mut text = format!("name=submission,cmd={},{clock}", quoted(&target));
+            for a in &config.submission.args {
+                text.push_str(&format!(",arg={}", quoted(a)));
+            }
+            text
+        }
+        Kind::Policy | Kind::Kaggle => {
+            let module = if kind == Kind::Policy {
+                "c4bridge.policy"
+            } else {
+                "c4bridge.kaggle"
+            };
+            let mut text = format!(
+                "name=submission,cmd={},arg=-m,arg={module},arg={},{clock}",
+                quoted(python),
+                quoted(&target)
+            );
+            for p in &config.submission.python_path {
+                let folder = config.base.join(p);
+                text.push_str(&format!(
+                    ",arg=--path,arg={}",
+                    quoted(&folder.display().to_string())
+                ));
+            }
+            text
+        }
+    };
+    let mut spec: EngineSpec = text
+        .parse()
+        .map_err(|e| Refusal(format!("the submission cannot be run: {e}")))?;
+    spec.sandbox = sandbox;
+    Ok(spec)
+}
+
+/// Copies the submission to `to` (replacing an earlier copy) for `account`.
+pub fn copy(from: &Path, to: &Path, account: Option<&Account>) -> anyhow::Result<PathBuf> {
+    if to.exists() {
+        std::fs::remove_dir_all(to)
+            .map_err(|e| anyhow::anyhow!("cannot clear {}: {e}", to.display()))?;
+    }
+    crate::sandbox::copy_for(from, to, account)?;
+    Ok(to.to_path_buf())
+}

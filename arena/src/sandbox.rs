@@ -1,0 +1,274 @@
+//! Running untrusted programs apart from the arena: as another,
+//! unprivileged user, in a session of their own, under resource limits,
+//! with a clean environment and a working folder of their own.
+//!
+//! A course grader runs as root and starts the student's code as one user
+//! and the reference engines as another, so the student's processes can
+//! neither signal the references nor the grader, nor write the grader's
+//! files; at the end every process of the student's user is killed. None of
+//! this is possible without root: then [`isolation_available`] says why and
+//! programs run as the arena's own user.
+
+use std::path::{Path, PathBuf};
+
+/// What is wrong when a sandbox cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// No such user on this machine.
+    #[error(
+        "there is no user '{0}' on this machine (the autograder's setup.sh creates it: \
+         useradd --system --no-create-home {0})"
+    )]
+    NoUser(String),
+    /// A file operation failed.
+    #[error("{what} {path}: {error}")]
+    File {
+        /// What was being done.
+        what: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+}
+
+/// A user of this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    /// Login name.
+    pub name: String,
+    /// User id.
+    pub uid: u32,
+    /// Primary group id.
+    pub gid: u32,
+}
+
+impl Account {
+    /// Looks `name` up in /etc/passwd.
+    pub fn lookup(name: &str) -> Result<Account, SandboxError> {
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+        passwd
+            .lines()
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split(':').collect();
+                (f.len() >= 4 && f[0] == name).then(|| {
+                    Some(Account {
+                        name: name.to_string(),
+                        uid: f[2].parse().ok()?,
+                        gid: f[3].parse().ok()?,
+                    })
+                })?
+            })
+            .next()
+            .ok_or_else(|| SandboxError::NoUser(name.to_string()))
+    }
+}
+
+/// Resource limits of each process (the process count is the user's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceLimits {
+    /// Address space, in bytes.
+    pub memory_bytes: u64,
+    /// Processes and threads of the user.
+    pub processes: u64,
+    /// Largest file written, in bytes.
+    pub file_bytes: u64,
+}
+
+/// How to start a program apart from the arena.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sandbox {
+    /// The user it runs as.
+    pub account: Account,
+    /// Limits, if any.
+    pub limits: Option<ResourceLimits>,
+    /// Its working folder.
+    pub dir: PathBuf,
+    /// Extra environment (the rest is cleared but for a standard `PATH`,
+    /// `HOME` and `TMPDIR` set to `dir`, and `LANG`).
+    pub env: Vec<(String, String)>,
+}
+
+impl Sandbox {
+    /// Prepares `command` to run in this sandbox: its user, a session of its
+    /// own (not only a process group: no controlling terminal of the
+    /// arena's), its limits, its folder and its environment.
+    pub fn apply(&self, command: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        command
+            .uid(self.account.uid)
+            .gid(self.account.gid)
+            .current_dir(&self.dir)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &self.dir)
+            .env("TMPDIR", &self.dir)
+            .env("LANG", "C.UTF-8")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        crate::group::own_session(command, self.limits);
+    }
+}
+
+/// Whether programs can be run as other users (the arena runs as root);
+/// `Err` says why not.
+pub fn isolation_available() -> Result<(), String> {
+    if effective_uid() == Some(0) {
+        Ok(())
+    } else {
+        Err(
+            "isolation is off: the grader is not running as root, so the submission \
+             runs as the grader's own user and could change the result (fine for local \
+             runs; on Gradescope run_autograder runs as root)"
+                .into(),
+        )
+    }
+}
+
+/// The arena's effective user id, from /proc.
+fn effective_uid() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// The real user id of process `pid`, from /proc.
+fn owner(pid: i32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every process of user `uid`.
+fn processes_of(uid: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| owner(pid) == Some(uid))
+        .collect()
+}
+
+/// Kills every process of user `uid` (never uid 0): each round stops them
+/// all (a stopped process cannot fork) and then kills them, until a round
+/// finds none. Returns how many were killed.
+pub fn kill_user(uid: u32) -> usize {
+    if uid == 0 {
+        return 0;
+    }
+    let mut killed = 0;
+    for _ in 0..1000 {
+        let pids = processes_of(uid);
+        if pids.is_empty() {
+            break;
+        }
+        for &pid in &pids {
+            crate::group::signal(pid, crate::group::Signal::Stop);
+        }
+        for &pid in &pids {
+            crate::group::signal(pid, crate::group::Signal::Kill);
+        }
+        killed += pids.len();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    killed
+}
+
+/// Space held on a file system so that the results can be written even if
+/// a submission fills the disk: a file of zeros, removed just before the
+/// results are written.
+pub struct Reserve {
+    path: PathBuf,
+}
+
+impl Reserve {
+    /// Bytes held.
+    pub const BYTES: usize = 4 << 20;
+
+    /// Holds [`Reserve::BYTES`] in folder `dir`.
+    pub fn hold(dir: &Path) -> Result<Reserve, SandboxError> {
+        let path = dir.join(".results-reserve");
+        let file_error = |error| SandboxError::File {
+            what: "cannot hold space for the results in",
+            path: path.clone(),
+            error,
+        };
+        std::fs::write(&path, vec![0u8; Reserve::BYTES]).map_err(file_error)?;
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(file_error)?;
+        Ok(Reserve { path })
+    }
+
+    /// Gives the space back.
+    pub fn release(self) {
+        std::fs::remove_file(&self.path).ok();
+    }
+}
+
+/// Copies folder `from` to `to` (files, folders and symbolic links; `to`
+/// must not exist) and gives everything in it to `account`.
+pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
+    fn err(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError {
+        let path = path.to_path_buf();
+        move |error| SandboxError::File { what, path, error }
+    }
+    std::fs::create_dir(to).map_err(err("cannot create", to))?;
+    give(to, account)?;
+    let entries = std::fs::read_dir(from).map_err(err("cannot read", from))?;
+    for entry in entries {
+        let entry = entry.map_err(err("cannot read", from))?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().map_err(err("cannot read", &source))?;
+        if kind.is_dir() {
+            copy_for(&source, &target, account)?;
+        } else if kind.is_symlink() {
+            let link = std::fs::read_link(&source).map_err(err("cannot read", &source))?;
+            std::os::unix::fs::symlink(link, &target).map_err(err("cannot create", &target))?;
+            if let Some(a) = account {
+                std::os::unix::fs::lchown(&target, Some(a.uid), Some(a.gid))
+                    .map_err(err("cannot give", &target))?;
+            }
+        } else {
+            std::fs::copy(&source, &target).map_err(err("cannot copy", &source))?;
+            give(&target, account)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives `path` to `account` (nothing without one).
+pub fn give(path: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
+    match account {
+        None => Ok(()),
+        Some(a) => std::os::unix::fs::chown(path, Some(a.uid), Some(a.gid)).map_err(|error| {
+            SandboxError::File {
+                what: "cannot give",
+                path: path.to_path_buf(),
+                error,
+            }
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_is_found_and_a_missing_user_is_named() {
+        assert_eq!(Account::lookup("root").unwrap().uid, 0);
+        let e = Account::lookup("no-such-user-here")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'no-such-user-here'"), "{e}");
+    }
+
+    #[test]
+    fn root_is_never_killed_and_an_unused_user_has_no_processes() {
+        assert_eq!(kill_user(0), 0);
+        assert_eq!(kill_user(4_000_000_000), 0);
+    }
+}
