@@ -1,6 +1,8 @@
 //! An engine that misbehaves on cue, to test that the arena survives it.
 //!
-//! `fake_engine MODE` speaks just enough of the protocol (hello, ping,
+//! `fake_engine MODE` (or, without MODE, the mode in a file `mode` beside
+//! the program, for graders that start it with no arguments) speaks just
+//! enough of the protocol (hello, ping,
 //! newgame, position, go, stop, quit; a legal move centre first) and then
 //! misbehaves as MODE says:
 //!
@@ -26,6 +28,15 @@
 //! - `kill-opponent=SIGNAL`: plays, but at each `go` first sends SIGNAL
 //!   (KILL or STOP) to every other process its parent started, as a
 //!   student gaming a grader would do to the reference engine;
+//! - `forge-results=PATH`: plays, but at its first `go` writes a perfect
+//!   `results.json` to PATH and sends SIGKILL to its parent (the grader);
+//! - `linger=PATH`: plays, but at its first `go` starts a detached process
+//!   (`rewrite=PATH`) that writes a perfect `results.json` to PATH every
+//!   50 ms for an hour, after the grader is gone too;
+//! - `fork-bomb`: plays, but at its first `go` starts sleeping processes
+//!   in groups of their own until the system refuses (at most 20,000);
+//! - `fill-disk`: plays, but at its first `go` writes 1 MiB files in its
+//!   folder until the disk is full (at most 100,000);
 //! - `sleep`: sleeps an hour (the child of `fork-and-exit`).
 
 use std::io::{BufRead, Write};
@@ -37,13 +48,25 @@ use connect4::protocol::{Id, Reply};
 use serde_json::Value;
 
 fn main() {
-    let mode = std::env::args().nth(1).unwrap_or_else(|| "good".into());
+    let mode = std::env::args().nth(1).unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|me| std::fs::read_to_string(me.with_file_name("mode")).ok())
+            .map_or_else(|| "good".into(), |m| m.trim().to_string())
+    });
     let number = |prefix: &str| {
         mode.strip_prefix(prefix)
             .and_then(|v| v.parse::<u64>().ok())
     };
     if mode == "sleep" {
         std::thread::sleep(Duration::from_secs(3600));
+        return;
+    }
+    if let Some(path) = mode.strip_prefix("rewrite=") {
+        for _ in 0..72_000 {
+            std::fs::write(path, FORGED).ok();
+            std::thread::sleep(Duration::from_millis(50));
+        }
         return;
     }
     if let Some(ms) = number("slow-start=") {
@@ -109,6 +132,9 @@ fn main() {
                 moves_asked += 1;
                 if let Some(signal) = mode.strip_prefix("kill-opponent=") {
                     signal_siblings(signal);
+                }
+                if moves_asked == 1 {
+                    first_go_attack(&mode);
                 }
                 if number("crash-at=") == Some(moves_asked) {
                     std::process::exit(3);
@@ -234,12 +260,65 @@ fn flood(out: &mut std::io::Stdout, id: Option<Id>) -> ! {
 
 /// Sends `signal` (a name `kill` knows) to every process with the same
 /// parent as this one, other than this one.
+/// What a forger writes: full marks.
+const FORGED: &str = r#"{"score": 100.0, "output": "forged", "tests": []}"#;
+
+/// The attacks made once, at the first `go`, by the hostile modes.
+fn first_go_attack(mode: &str) {
+    use std::os::unix::process::CommandExt;
+    let me = std::env::current_exe().expect("own path");
+    if let Some(path) = mode.strip_prefix("forge-results=") {
+        std::fs::write(path, FORGED).ok();
+        if let Some(parent) = parent_of(&std::process::id().to_string()) {
+            std::process::Command::new("kill")
+                .args(["-KILL", &parent])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .ok();
+        }
+    } else if let Some(path) = mode.strip_prefix("linger=") {
+        std::process::Command::new(&me)
+            .arg(format!("rewrite={path}"))
+            .process_group(0)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok();
+    } else if mode == "fork-bomb" {
+        let mut started = 0;
+        while started < 20_000 {
+            let child = std::process::Command::new(&me)
+                .arg("sleep")
+                .process_group(0)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            if child.is_err() {
+                break;
+            }
+            started += 1;
+        }
+        eprintln!("fork-bomb: started {started} processes");
+    } else if mode == "fill-disk" {
+        let block = vec![7u8; 1 << 20];
+        let mut written = 0;
+        while written < 100_000 && std::fs::write(format!("fill-{written}"), &block).is_ok() {
+            written += 1;
+        }
+        eprintln!("fill-disk: wrote {written} MiB");
+    }
+}
+
+/// The parent of process `pid`, from /proc.
+fn parent_of(pid: &str) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1).map(str::to_string)
+}
+
 fn signal_siblings(signal: &str) {
-    let parent_of = |pid: &str| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let (_, rest) = stat.rsplit_once(')')?;
-        rest.split_whitespace().nth(1).map(str::to_string)
-    };
     let me = std::process::id().to_string();
     let Some(parent) = parent_of(&me) else {
         return;

@@ -196,6 +196,16 @@ impl EngineProcess {
             .map_err(|e| Failure::Crash(format!("cannot start {program}: {e}")))
     }
 
+    /// Starts the engine of `spec`, greets it and sends its options, then
+    /// lets it go: whether it starts at all (the failure carries the last
+    /// lines of its stderr).
+    pub fn check_starts(spec: &EngineSpec) -> Result<(), Failure> {
+        let mut p = EngineProcess::start_spec(spec)?;
+        p.greet()
+            .and_then(|()| p.configure(spec))
+            .map_err(|e| p.explain(e))
+    }
+
     /// Sends `hello` and expects the engine's `hello` back.
     pub fn greet(&mut self) -> Result<(), Failure> {
         match self.ask(Cmd::Hello, REPLY_TIMEOUT) {

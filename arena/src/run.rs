@@ -313,12 +313,7 @@ const FAIL_FAST_GAMES: usize = 3;
 /// mistake in a spec (a wrong path, a bad option) stops the run at once.
 fn preflight(specs: &[EngineSpec]) -> Result<()> {
     for spec in specs {
-        let result = EngineProcess::start_spec(spec).and_then(|mut p| {
-            p.greet()
-                .and_then(|()| p.configure(spec))
-                .map_err(|e| p.explain(e))
-        });
-        if let Err(e) = result {
+        if let Err(e) = EngineProcess::check_starts(spec) {
             bail!(
                 "engine '{}' ({}) does not start: {}: {}{}",
                 spec.name,

@@ -1106,11 +1106,19 @@ fn the_log_is_locked_counted_once_regular_and_extensible() {
 
 #[test]
 fn every_command_s_help_has_an_example_and_no_arguments_is_explained() {
-    for sub in ["match", "tournament", "merge", "grade", "compliance"] {
+    for sub in [
+        "match",
+        "tournament",
+        "merge",
+        "grade",
+        "autograder",
+        "compliance",
+    ] {
         let out = arena().args([sub, "--help"]).output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
-            text.contains(&format!("Example: connect4-arena {sub} ")),
+            text.contains(&format!("Example: connect4-arena {sub} "))
+                || text.contains(&format!("Examples:\n  connect4-arena {sub} ")),
             "{sub} --help:\n{text}"
         );
     }

@@ -68,3 +68,21 @@ def test_observation_and_configuration_as_kaggle_gives_them(tmp_path):
     assert json.loads(proc.stdout.splitlines()[-1]) == {"type": "bestmove", "move": 1, "id": 1}
     # Mark 1 moves (two stones down), 42 cells, bottom row 0 0 0 1 2 0 0.
     assert "1 2 42 6 4 0.5 [0, 0, 0, 1, 2, 0, 0]" in proc.stderr
+
+
+def test_an_agent_imports_from_the_folders_given_with_path(tmp_path):
+    helpers = tmp_path / "course"
+    helpers.mkdir()
+    (helpers / "course_helpers.py").write_text("def first_free(board):\n"
+                                               "    return [c for c in range(7) if board[c] == 0][0]\n")
+    agent = tmp_path / "agent.py"
+    agent.write_text("from course_helpers import first_free\n\n\n"
+                     "def agent(obs, config):\n    return first_free(obs.board)\n")
+    request = '{"id":1,"cmd":"hello"}\n{"id":2,"cmd":"go","movetime_ms":1000}\n'
+    out = subprocess.run(
+        [sys.executable, "-m", "c4bridge.kaggle", str(agent), "--path", str(helpers)],
+        input=request, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    replies = [json.loads(l) for l in out.stdout.splitlines()]
+    assert replies[-1]["type"] == "bestmove" and replies[-1]["move"] == 1, replies

@@ -136,8 +136,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .with_context(|| format!("writing {}", args.out.display()))?;
     let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
     println!(
-        "wrote {} ({:.1} MB): a {} autograder; upload it as the assignment's autograder \
-         (Ubuntu 22.04 base image){}",
+        "wrote {} ({:.1} MB), an autograder for {} submissions: upload it as the \
+         assignment's autograder (Ubuntu 22.04 base image){}",
         args.out.display(),
         size as f64 / 1e6,
         kind.name(),

@@ -48,6 +48,9 @@ fn due(job: &Job, value: i32) -> f64 {
     f64::from(v.signum() + 1) / 2.0
 }
 
+/// Forfeits listed in the discipline test (the rest are counted).
+const SHOWN_FORFEITS: usize = 20;
+
 /// Times a game voided by a reference engine's failure is played again.
 const REPLAYS: usize = 2;
 
@@ -118,18 +121,36 @@ impl Played {
     /// many, and the first in full (stderr included); nothing if none.
     fn forfeit_note(&self) -> String {
         let lost = self.forfeits();
-        match lost.first() {
-            None => String::new(),
-            Some(first) => format!(
-                "\n{} game(s) lost by forfeit; the first: {first}{}",
-                lost.len(),
-                if lost.len() > 1 {
-                    " (the others are listed under time and protocol discipline)"
-                } else {
-                    ""
-                }
-            ),
-        }
+        let Some(first) = lost.first() else {
+            return String::new();
+        };
+        // The position the student was asked to move in, as a picture.
+        let picture = self
+            .games
+            .iter()
+            .find(|(job, r)| points(job, r) == 0.0 && r.end.reason.is_forfeit())
+            .and_then(|(_, r)| Game::from_move_string(Rules::STANDARD, &r.moves).ok())
+            .map(|g| {
+                format!(
+                    "\nthe position you were to move in ({} to move):\n```\n{}```",
+                    if g.side_to_move() == Player::First {
+                        "X"
+                    } else {
+                        "O"
+                    },
+                    connect4::grid::to_ascii(g.position())
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "\n{} game(s) lost by forfeit; the first: {first}{}{picture}",
+            lost.len(),
+            if lost.len() > 1 {
+                " (the others are listed under time and protocol discipline)"
+            } else {
+                ""
+            }
+        )
     }
 
     /// The forfeits engine 0 lost games by, as text naming the opponent.
@@ -373,7 +394,15 @@ impl Grader<'_> {
         let output = if lost.is_empty() {
             format!("no forfeit in {games} games and the tactical positions")
         } else {
-            format!("{} forfeits:\n{}", lost.len(), lost.join("\n"))
+            let mut text = format!("{} forfeits:", lost.len());
+            for line in lost.iter().take(SHOWN_FORFEITS) {
+                text.push('\n');
+                text.push_str(line);
+            }
+            if lost.len() > SHOWN_FORFEITS {
+                text.push_str(&format!("\n... and {} more", lost.len() - SHOWN_FORFEITS));
+            }
+            text
         };
         Outcome::new(test, f64::from(u8::from(lost.is_empty())), output)
     }

@@ -276,6 +276,12 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o755))
             .with_context(|| format!("opening {} to the sandbox users", work.display()))?;
     }
+    // The student's code runs in its own copy of the submission (or an
+    // empty folder of its own for --engine).
+    let student_dir = match &args.submission {
+        Some(s) => submission::copy(s, &work.join("submission"), isolation.student())?,
+        None => sandbox_dir(&work, "student", isolation.student())?,
+    };
     let (student_sandbox, reference_sandbox) = match isolation {
         Isolation::On { student, reference } => {
             let limits = ResourceLimits {
@@ -292,7 +298,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
                 Some(Sandbox {
                     account: student.clone(),
                     limits: Some(limits),
-                    dir: sandbox_dir(&work, "student", Some(student))?,
+                    dir: student_dir.clone(),
                     env: env.clone(),
                 }),
                 Some(Sandbox {
@@ -305,8 +311,8 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         }
         Isolation::Off(_) => (None, None),
     };
-    let prepared = match (&args.engine, &args.submission) {
-        (Some(engine), _) => {
+    let prepared = match &args.engine {
+        Some(engine) => {
             let mut engine = engine.clone();
             if engine.name == "random" || engine.name.starts_with("random:") {
                 engine.name = format!("{} (graded)", engine.name);
@@ -314,12 +320,9 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
             engine.sandbox = student_sandbox;
             Ok(engine)
         }
-        (None, Some(submission)) => {
-            let dir = submission::copy(submission, &work.join("submission"), isolation.student())?;
-            submission::build(&config, &dir, student_sandbox.as_ref())
-                .and_then(|()| submission::spec(&config, &dir, &args.python, student_sandbox))
-        }
-        (None, None) => anyhow::bail!("give --engine or --submission"),
+        None => submission::build(&config, &student_dir, student_sandbox.as_ref())
+            .and_then(|()| submission::spec(&config, &student_dir, &args.python, student_sandbox))
+            .and_then(|spec| submission::starts(&spec).map(|()| spec)),
     };
     let mut notes = Vec::new();
     if let Isolation::Off(Some(why)) = isolation {

@@ -57,7 +57,6 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
     let mut command = Command::new(program);
     command
         .args(args)
-        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -65,6 +64,7 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         Some(s) => s.apply(&mut command),
         None => crate::group::own_group(&mut command),
     }
+    command.current_dir(dir);
     let mut child = command
         .spawn()
         .map_err(|e| Refusal(format!("the build command `{line}` does not start: {e}")))?;
@@ -193,6 +193,19 @@ pub fn spec(
         .map_err(|e| Refusal(format!("the submission cannot be run: {e}")))?;
     spec.sandbox = sandbox;
     Ok(spec)
+}
+
+/// Whether the student's engine starts and answers `hello`: if not, every
+/// test would fail for the same reason, which is said once, with the end
+/// of its stderr (a Python traceback at import shows here).
+pub fn starts(spec: &EngineSpec) -> Result<(), Refusal> {
+    crate::process::EngineProcess::check_starts(spec).map_err(|e| {
+        Refusal(format!(
+            "your submission does not start and answer hello: {}: {}",
+            e.reason(),
+            e.detail()
+        ))
+    })
 }
 
 /// Copies the submission to `to` (replacing an earlier copy) for `account`.

@@ -47,6 +47,9 @@ fn positions(count: u32, seed: u64, want: impl Fn(&Position) -> bool) -> Vec<Gam
     out
 }
 
+/// Missed positions shown with their pictures (the rest are counted).
+const SHOWN_MISSES: usize = 10;
+
 /// What the tactical positions gave.
 #[derive(Default)]
 pub struct Tactics {
@@ -83,9 +86,15 @@ impl Tactics {
             self.total,
             names.join(", ")
         );
-        for l in &self.misses {
+        for l in self.misses.iter().take(SHOWN_MISSES) {
             output.push('\n');
             output.push_str(l);
+        }
+        if self.misses.len() > SHOWN_MISSES {
+            output.push_str(&format!(
+                "\n... and {} more missed",
+                self.misses.len() - SHOWN_MISSES
+            ));
         }
         output
     }

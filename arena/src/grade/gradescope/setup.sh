@@ -4,9 +4,10 @@
 # AUTOGRADER_ROOT (default /autograder), so it also runs in a test folder.
 #
 # It installs Python's venv when missing, checks that the bundled binaries
-# run here (else builds them from the bundled source), installs the bundled
-# Python bridge with numpy into ROOT/venv, creates the two unprivileged
-# users (student code, reference engines), and closes the config to them.
+# run here (else builds them from the bundled source), creates the two
+# unprivileged users (student code, reference engines), installs the
+# bundled Python bridge with numpy into ROOT/venv and checks that both users
+# can run it, and closes the config to them.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
@@ -21,7 +22,10 @@ apt_install() {
     apt-get install -y -q "$@"
 }
 
-if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+# The system's Python: one under root's home (pyenv, say) cannot be run by
+# the student's user.
+PYTHON=/usr/bin/python3
+if ! [ -x "$PYTHON" ] || ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
     apt_install python3 python3-venv python3-pip
 fi
 
@@ -44,17 +48,6 @@ if ! "$SOURCE/bin/connect4-arena" --version >/dev/null 2>&1; then
 fi
 say "$("$SOURCE/bin/connect4-arena" --version) runs"
 
-if [ ! -x "$ROOT/venv/bin/python3" ]; then
-    python3 -m venv "$ROOT/venv"
-fi
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_ROOT_USER_ACTION=ignore
-if ! "$ROOT/venv/bin/python3" -c 'import numpy' 2>/dev/null; then
-    "$ROOT/venv/bin/pip" install -q --find-links "$SOURCE/python" numpy
-fi
-"$ROOT/venv/bin/pip" install -q --no-index --no-deps --force-reinstall "$SOURCE"/python/*.whl
-"$ROOT/venv/bin/python3" -c 'import c4bridge.policy, c4bridge.kaggle, numpy'
-say "Python bridge installed in $ROOT/venv"
-
 for user in "$STUDENT_USER" "$REFERENCE_USER"; do
     if ! id "$user" >/dev/null 2>&1; then
         useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
@@ -62,11 +55,28 @@ for user in "$STUDENT_USER" "$REFERENCE_USER"; do
     fi
 done
 
+if [ ! -x "$ROOT/venv/bin/python3" ]; then
+    "$PYTHON" -m venv "$ROOT/venv"
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_ROOT_USER_ACTION=ignore
+if ! "$ROOT/venv/bin/python3" -c 'import numpy' 2>/dev/null; then
+    "$ROOT/venv/bin/pip" install -q --find-links "$SOURCE/python" numpy
+fi
+"$ROOT/venv/bin/pip" install -q --no-index --no-deps --force-reinstall "$SOURCE"/python/*.whl
+chmod -R a+rX "$ROOT/venv"
+for user in "$STUDENT_USER" "$REFERENCE_USER"; do
+    if ! (cd / && runuser -u "$user" -- "$ROOT/venv/bin/python3" -c 'import c4bridge.policy, c4bridge.kaggle, numpy'); then
+        say "user $user cannot run $ROOT/venv/bin/python3 with the bridge and numpy" >&2
+        exit 1
+    fi
+done
+say "Python bridge installed in $ROOT/venv"
+
 # Student code may run the binaries, the bridge and the included folders,
 # but not list the source folder or read the config (hidden tests).
 chmod 711 "$SOURCE"
 chmod 600 "$SOURCE/config.toml"
-chmod -R a+rX "$SOURCE/bin" "$SOURCE/python" "$ROOT/venv"
+chmod -R a+rX "$SOURCE/bin" "$SOURCE/python"
 if [ -d "$SOURCE/include" ]; then
     chmod -R a+rX "$SOURCE/include"
 fi

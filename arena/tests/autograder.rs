@@ -1,0 +1,613 @@
+//! The Gradescope autograder end to end: zips written by `connect4-arena
+//! autograder` are unpacked into fake Gradescope roots (AUTOGRADER_ROOT in
+//! a temporary folder), `setup.sh` runs once, and `run_autograder` grades
+//! submissions written here: the perfect player, an honest engine and
+//! hostile ones, a build that fails, weak, crashing and slow policies.
+//!
+//! Isolation needs root (the grader starts student code as another user),
+//! so these tests run as root, as CI does here, and are skipped with a
+//! message otherwise.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use connect4_arena::grade::GradescopeResults;
+use connect4_arena::sandbox::Account;
+
+fn arena() -> PathBuf {
+    PathBuf::from(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+}
+
+/// target/debug (or release), where cargo puts the binaries.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// A binary cargo built for the tests (the engine, the fake engine).
+fn built(path: &str) -> PathBuf {
+    let p = target_dir().join(path);
+    assert!(
+        p.exists(),
+        "{} is missing: build it with cargo build --workspace --examples",
+        p.display()
+    );
+    p
+}
+
+/// The isolation tests share the users, and a grader kills every process
+/// of the student's user: they take turns.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for the turn of an isolation test; `None` (with a message) if they
+/// cannot run here.
+fn isolated() -> Option<std::sync::MutexGuard<'static, ()>> {
+    can_isolate().then(|| TURN.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Whether the isolation tests can run: as root, with useradd.
+fn can_isolate() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let root = status
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        == Some("0");
+    let useradd = ["/usr/sbin/useradd", "/sbin/useradd"]
+        .iter()
+        .any(|p| Path::new(p).exists());
+    if !(root && useradd) {
+        eprintln!(
+            "skipped: the autograder's isolation tests need root and useradd \
+             (they create the users c4student and c4ref)"
+        );
+    }
+    root && useradd
+}
+
+/// Creates the sandbox users if setup.sh has not yet (tests that run the
+/// grader without the zip).
+fn ensure_users() {
+    for user in ["c4student", "c4ref"] {
+        if Account::lookup(user).is_err() {
+            let ok = Command::new("useradd")
+                .args([
+                    "--system",
+                    "--no-create-home",
+                    "--shell",
+                    "/usr/sbin/nologin",
+                    user,
+                ])
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok || Account::lookup(user).is_ok(), "useradd {user} failed");
+        }
+    }
+}
+
+/// The processes of `user` now.
+fn processes_of(user: &str) -> Vec<String> {
+    let Ok(account) = Account::lookup(user) else {
+        return Vec::new();
+    };
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().into_owned();
+            pid.parse::<u32>().ok()?;
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let uid: u32 = status
+                .lines()
+                .find(|l| l.starts_with("Uid:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (uid == account.uid).then_some(pid)
+        })
+        .collect()
+}
+
+/// A file of a submission: its name, bytes and whether it is executable.
+struct File {
+    name: &'static str,
+    bytes: Vec<u8>,
+    executable: bool,
+}
+
+fn text(name: &'static str, content: &str) -> File {
+    File {
+        name,
+        bytes: content.as_bytes().to_vec(),
+        executable: false,
+    }
+}
+
+fn program(name: &'static str, path: &Path) -> File {
+    File {
+        name,
+        bytes: std::fs::read(path).unwrap(),
+        executable: true,
+    }
+}
+
+/// A fake Gradescope root: /tmp/..., with source/ from a zip.
+struct FakeRoot {
+    dir: PathBuf,
+}
+
+impl FakeRoot {
+    fn new(name: &str) -> FakeRoot {
+        // Under /tmp, open to the sandbox users (a CI clone may be 0700).
+        let dir =
+            PathBuf::from("/tmp").join(format!("c4-gradescope-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        FakeRoot { dir }
+    }
+
+    fn results_path(&self) -> PathBuf {
+        self.dir.join("results/results.json")
+    }
+
+    /// Writes an autograder zip with `args` and unpacks it as source/.
+    fn install(&self, args: &[&str]) -> String {
+        let zip = self.dir.join("autograder.zip");
+        let out = Command::new(arena())
+            .arg("autograder")
+            .args(args)
+            .arg("--out")
+            .arg(&zip)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let source = self.dir.join("source");
+        std::fs::remove_dir_all(&source).ok();
+        let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
+        archive.extract(&source).unwrap();
+        let started = Instant::now();
+        let out = Command::new("bash")
+            .arg(source.join("setup.sh"))
+            .env("AUTOGRADER_ROOT", &self.dir)
+            .current_dir(&source)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "setup.sh failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprintln!("setup.sh took {:.1} s", started.elapsed().as_secs_f64());
+        said
+    }
+
+    /// Puts `files` in submission/ and runs run_autograder; returns the
+    /// results and the grader's stderr. Checks that nothing of the student
+    /// is left running and that the results stay as written.
+    fn grade(&self, files: &[File]) -> (GradescopeResults, String) {
+        let submission = self.dir.join("submission");
+        std::fs::remove_dir_all(&submission).ok();
+        std::fs::create_dir_all(&submission).unwrap();
+        for f in files {
+            let path = submission.join(f.name);
+            std::fs::write(&path, &f.bytes).unwrap();
+            let mode = if f.executable { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        std::fs::remove_file(self.results_path()).ok();
+        let started = Instant::now();
+        let out = Command::new(self.dir.join("source/run_autograder"))
+            .env("AUTOGRADER_ROOT", &self.dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        eprintln!(
+            "run_autograder took {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        assert!(
+            out.status.success(),
+            "run_autograder failed:\n{}\n{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let left = processes_of("c4student");
+        assert!(left.is_empty(), "student processes left running: {left:?}");
+        let written = std::fs::read_to_string(self.results_path()).unwrap();
+        // A process left behind would rewrite the file now.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(
+            std::fs::read_to_string(self.results_path()).unwrap(),
+            written,
+            "results.json changed after the grader ended"
+        );
+        let results: GradescopeResults = serde_json::from_str(&written)
+            .unwrap_or_else(|e| panic!("results.json is not valid: {e}\n{written}"));
+        let sum: f64 = results.tests.iter().map(|t| t.score).sum();
+        assert!((results.score - sum).abs() < 0.011, "{results:?}");
+        (results, stderr)
+    }
+}
+
+impl Drop for FakeRoot {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.dir).ok();
+    }
+}
+
+/// The per-test scores.
+fn scores(r: &GradescopeResults) -> Vec<f64> {
+    r.tests.iter().map(|t| t.score).collect()
+}
+
+const ENGINE_CONFIG: &str = r#"
+[submission]
+kind = "engine"
+build = ["cp", "prebuilt", "engine"]
+
+[time]
+move_ms = 100
+
+[grading]
+concurrency = 2
+
+[[test]]
+kind = "wins"
+side = "first"
+games = 4
+points = 20
+
+[[test]]
+kind = "wins"
+side = "second"
+games = 4
+points = 20
+
+[[test]]
+kind = "openings"
+opponent = "greedy"
+games = 4
+points = 15
+
+[[test]]
+kind = "openings"
+name = "Held against perfect"
+opponent = "perfect:movetime=50"
+games = 4
+points = 15
+visibility = "hidden"
+
+[[test]]
+kind = "tactics"
+positions = 1
+points = 15
+
+[[test]]
+kind = "compliance"
+points = 10
+
+[[test]]
+kind = "discipline"
+points = 5
+
+[[leaderboard]]
+name = "Held against perfect (%)"
+value = "held"
+test = "Held against perfect"
+"#;
+
+#[test]
+fn engines_get_the_grade_their_play_deserves_whatever_they_try() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("engine");
+    let config = root.dir.join("grader.toml");
+    std::fs::write(&config, ENGINE_CONFIG).unwrap();
+    let said = root.install(&["--config", config.to_str().unwrap()]);
+    assert!(
+        said.contains("an autograder for engine submissions"),
+        "{said}"
+    );
+    // The student cannot read the config (hidden tests) nor list the source.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&root.dir.join("source/config.toml")), 0o600);
+    assert_eq!(mode(&root.dir.join("source")), 0o711);
+
+    let fake = built("examples/fake_engine");
+    let engine = |mode: &str| vec![program("prebuilt", &fake), text("mode", mode)];
+
+    let (perfect, _) = root.grade(&[program("prebuilt", &built("connect4"))]);
+    for t in &perfect.tests {
+        assert_eq!(t.score, t.max_score, "the perfect player: {t:?}");
+    }
+    assert_eq!(perfect.score, 100.0);
+    assert_eq!(
+        perfect.leaderboard[0].value, 100.0,
+        "{:?}",
+        perfect.leaderboard
+    );
+    assert_eq!(
+        perfect.tests[3].visibility,
+        Some(connect4_arena::grade::config::Visibility::Hidden)
+    );
+
+    let (honest, _) = root.grade(&engine("good"));
+    assert!(honest.score < 100.0 && honest.score > 0.0, "{honest:?}");
+    let results = root.results_path();
+    let results = results.to_str().unwrap();
+    for (mode, same) in [
+        (format!("forge-results={results}"), true),
+        (format!("linger={results}"), true),
+        ("kill-opponent=KILL".to_string(), false),
+        ("kill-opponent=STOP".to_string(), false),
+        ("fork-bomb".to_string(), false),
+    ] {
+        let (hostile, stderr) = root.grade(&engine(&mode));
+        eprintln!("{mode}: {} (honest {})", hostile.score, honest.score);
+        assert!(
+            !hostile.output.contains("forged") && !hostile.tests.is_empty(),
+            "{mode}: {hostile:?}"
+        );
+        assert!(
+            !hostile.tests.iter().any(|t| t.output.contains("voided")),
+            "{mode}: a reference was hurt: {hostile:?}"
+        );
+        if same {
+            assert_eq!(
+                scores(&hostile),
+                scores(&honest),
+                "{mode}: {hostile:?}\n{stderr}"
+            );
+        } else {
+            assert!(hostile.score <= honest.score, "{mode}: {hostile:?}");
+        }
+    }
+
+    // A build that fails: every test shows its output.
+    let (broken, _) = root.grade(&[text("README", "no engine here")]);
+    assert_eq!(broken.score, 0.0);
+    assert!(
+        broken.tests[0]
+            .output
+            .contains("cp prebuilt engine\\` failed")
+            && broken.tests[0].output.contains("cannot stat 'prebuilt'"),
+        "{:?}",
+        broken.tests[0]
+    );
+}
+
+/// A course policy that plays the leftmost legal column.
+const WEAK_POLICY: &str = "from connect4.policy import Policy
+
+
+class Leftmost(Policy):
+    def mount(self):
+        pass
+
+    def act(self, s):
+        return [c for c in range(7) if s[0][c] == 0][0]
+";
+
+/// A course policy that fails at its first move.
+const CRASHING_POLICY: &str = "from connect4.policy import Policy
+
+
+class Crashing(Policy):
+    def mount(self):
+        pass
+
+    def act(self, s):
+        return helper(s)
+
+
+def helper(s):
+    return 1 // 0
+";
+
+/// A course policy that thinks too long.
+const SLOW_POLICY: &str = "import time
+
+from connect4.policy import Policy
+
+
+class Slow(Policy):
+    def mount(self):
+        pass
+
+    def act(self, s):
+        time.sleep(1.5)
+        return 3
+";
+
+const POLICY_CONFIG: &str = r#"
+[submission]
+kind = "policy"
+python_path = ["include", "include/course"]
+
+[time]
+move_ms = 500
+
+[[test]]
+kind = "wins"
+games = 2
+points = 50
+
+[[test]]
+kind = "discipline"
+points = 50
+"#;
+
+#[test]
+fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("policy");
+    let course = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/tests/course");
+    // The zip as built with the defaults, unchanged.
+    root.install(&["--kind", "policy", "--include", course]);
+    let (weak, _) = root.grade(&[text("policy.py", WEAK_POLICY)]);
+    assert_eq!(weak.tests.len(), 7, "{weak:?}");
+    assert!(weak.score > 0.0 && weak.score < 100.0, "{weak:?}");
+    assert!(
+        weak.tests[6].output.starts_with("no forfeit"),
+        "{:?}",
+        weak.tests[6]
+    );
+
+    // The instructor's own config, uploaded again.
+    let config = root.dir.join("grader.toml");
+    std::fs::write(&config, POLICY_CONFIG).unwrap();
+    root.install(&["--config", config.to_str().unwrap(), "--include", course]);
+    let (crashing, _) = root.grade(&[text("policy.py", CRASHING_POLICY)]);
+    assert_eq!(crashing.score, 0.0);
+    let output = &crashing.tests[0].output;
+    assert!(
+        output.contains("ZeroDivisionError") && output.contains("helper"),
+        "the traceback shows: {output}"
+    );
+    let (slow, _) = root.grade(&[text("policy.py", SLOW_POLICY)]);
+    assert_eq!(slow.score, 0.0);
+    assert!(slow.tests[1].output.contains("time"), "{:?}", slow.tests[1]);
+    let (missing, _) = root.grade(&[text("agent.py", WEAK_POLICY)]);
+    assert!(
+        missing.tests[0].output.contains("no 'policy.py'")
+            && missing.tests[0].output.contains("agent.py"),
+        "{:?}",
+        missing.tests[0]
+    );
+}
+
+#[test]
+fn a_full_disk_does_not_keep_the_results_from_being_written() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    ensure_users();
+    let root = FakeRoot::new("disk");
+    let disk = root.dir.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    // Room for the engine's copy and 24 MiB more, which the engine fills.
+    let engine = built("examples/fake_engine");
+    let size = (std::fs::metadata(&engine).unwrap().len() >> 20) + 24;
+    let mounted = Command::new("mount")
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}m,mode=755"),
+            "tmpfs",
+        ])
+        .arg(&disk)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a small tmpfs here");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            Command::new("umount").arg(self.0).status().ok();
+        }
+    }
+    let _unmount = Unmount(&disk);
+    let submission = root.dir.join("submission");
+    std::fs::create_dir_all(&submission).unwrap();
+    std::fs::copy(&engine, submission.join("engine")).unwrap();
+    let grade = |mode: &str| {
+        std::fs::write(submission.join("mode"), mode).unwrap();
+        let results = disk.join("results/results.json");
+        std::fs::remove_file(&results).ok();
+        let out = Command::new(arena())
+            .args([
+                "grade",
+                "--isolate",
+                "--games",
+                "2",
+                "--match-games",
+                "2",
+                "--tactics",
+                "1",
+                "--concurrency",
+                "1",
+            ])
+            .arg("--submission")
+            .arg(&submission)
+            .arg("--work")
+            .arg(disk.join("work"))
+            .arg("--results")
+            .arg(&results)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: GradescopeResults =
+            serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+        (r, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (honest, _) = grade("good");
+    let (filler, _) = grade("fill-disk");
+    let filled = std::fs::read_dir(disk.join("work/submission"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("fill-"))
+        .count();
+    assert!(filled >= 10, "the filler wrote {filled} MiB");
+    assert!(filler.score <= honest.score, "{filler:?}");
+    assert!(processes_of("c4student").is_empty());
+}
+
+#[test]
+fn without_root_the_grader_grades_and_says_isolation_is_off() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    ensure_users();
+    let root = FakeRoot::new("no-root");
+    let binary = root.dir.join("connect4-arena");
+    std::fs::copy(arena(), &binary).unwrap();
+    let results = root.dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let account = Account::lookup("c4ref").unwrap();
+    std::os::unix::fs::chown(&results, Some(account.uid), Some(account.gid)).unwrap();
+    let out = Command::new("runuser")
+        .args(["-u", "c4ref", "--"])
+        .arg(&binary)
+        .args([
+            "grade",
+            "--isolate",
+            "--engine",
+            "name=solver,cmd=self,movetime=20",
+        ])
+        .args(["--games", "1", "--match-games", "1", "--tactics", "1"])
+        .arg("--results")
+        .arg(results.join("results.json"))
+        .arg("--work")
+        .arg(results.join("work"))
+        .current_dir(&root.dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("isolation is off"), "{stderr}");
+    let r: GradescopeResults =
+        serde_json::from_str(&std::fs::read_to_string(results.join("results.json")).unwrap())
+            .unwrap();
+    assert!(r.output.contains("isolation is off"), "{}", r.output);
+    assert!(r.score > 0.0);
+}
