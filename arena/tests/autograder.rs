@@ -444,6 +444,13 @@ games = 2
 points = 50
 
 [[test]]
+kind = "openings"
+name = "Against the instructor's policy"
+opponent = "policy:include/refs/leftmost.py"
+games = 2
+points = 0
+
+[[test]]
 kind = "discipline"
 points = 50
 "#;
@@ -469,7 +476,26 @@ fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
     // The instructor's own config, uploaded again.
     let config = root.dir.join("grader.toml");
     std::fs::write(&config, POLICY_CONFIG).unwrap();
-    root.install(&["--config", config.to_str().unwrap(), "--include", course]);
+    let refs = root.dir.join("refs");
+    std::fs::create_dir_all(&refs).unwrap();
+    std::fs::write(refs.join("leftmost.py"), WEAK_POLICY).unwrap();
+    let refs = refs.to_str().unwrap();
+    root.install(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--include",
+        course,
+        "--include",
+        refs,
+    ]);
+    // The instructor's own policy as the opponent, run by the reference
+    // user with the course package on its path.
+    let (weak_again, _) = root.grade(&[text("policy.py", WEAK_POLICY)]);
+    let against = &weak_again.tests[1];
+    assert!(
+        against.output.starts_with("held ") && !against.output.contains("forfeit"),
+        "{against:?}"
+    );
     let (crashing, _) = root.grade(&[text("policy.py", CRASHING_POLICY)]);
     assert_eq!(crashing.score, 0.0);
     let output = &crashing.tests[0].output;

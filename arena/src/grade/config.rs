@@ -114,9 +114,9 @@ pub struct Submission {
     /// Engines: arguments to the program.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Policies and Kaggle agents: folders put on Python's import path,
-    /// relative to the config's folder (the autograder puts each
-    /// `--include` folder there).
+    /// Folders put on Python's import path for Python submissions and the
+    /// instructor's reference policies, relative to the config's folder
+    /// (the autograder puts each `--include` folder there).
     #[serde(default)]
     pub python_path: Vec<String>,
 }
@@ -481,8 +481,9 @@ impl Opponent {
         matches!(self, Opponent::Agent(_) | Opponent::Perfect { .. })
     }
 
-    /// How the arena starts it; `python` runs the Python bridges.
-    pub fn spec(&self, python: &str) -> EngineSpec {
+    /// How the arena starts it; `python` runs the Python bridges, with the
+    /// folders of `python_path` on the import path.
+    pub fn spec(&self, python: &str, python_path: &[PathBuf]) -> EngineSpec {
         let quoted = |s: &str| format!("'{}'", s.replace('\'', ""));
         let text = match self {
             Opponent::Agent(agent) => format!(
@@ -510,12 +511,19 @@ impl Opponent {
                 } else {
                     "c4bridge.kaggle"
                 };
-                format!(
+                let mut text = format!(
                     "name={},cmd={},arg=-m,arg={module},arg={},movetime=2000",
                     quoted(&self.label()),
                     quoted(python),
                     quoted(&file.display().to_string())
-                )
+                );
+                for folder in python_path {
+                    text.push_str(&format!(
+                        ",arg=--path,arg={}",
+                        quoted(&folder.display().to_string())
+                    ));
+                }
+                text
             }
         };
         text.parse().expect("a valid built-in spec")
@@ -679,12 +687,6 @@ impl Config {
                 format!("args apply to engines, not to a {} submission", kind.name()),
             ));
         }
-        if !raw.submission.python_path.is_empty() && kind == Kind::Engine {
-            return Err(invalid(
-                "[submission]",
-                "python_path applies to policy and kaggle submissions, not to engines".into(),
-            ));
-        }
         let move_ms = raw.time.move_ms.unwrap_or(kind.default_move_ms());
         if move_ms == 0 {
             return Err(invalid("[time]", "move_ms = 0: expected at least 1".into()));
@@ -780,6 +782,16 @@ impl Config {
             leaderboard: raw.leaderboard,
             base,
         })
+    }
+
+    /// The folders of `[submission] python_path`, resolved against the
+    /// config's folder.
+    pub fn python_path(&self) -> Vec<PathBuf> {
+        self.submission
+            .python_path
+            .iter()
+            .map(|p| self.base.join(p))
+            .collect()
     }
 
     /// The clock part of the student's spec: `movetime=MS`, or a clock

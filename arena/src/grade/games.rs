@@ -203,7 +203,7 @@ impl Grader<'_> {
             }
             other => other.clone(),
         };
-        let mut spec = seeded.spec(&self.python);
+        let mut spec = seeded.spec(&self.python, &self.config.python_path());
         spec.name = opponent.label();
         spec.sandbox = self.reference_sandbox.clone();
         spec

@@ -178,8 +178,7 @@ pub fn spec(
                 quoted(python),
                 quoted(&target)
             );
-            for p in &config.submission.python_path {
-                let folder = config.base.join(p);
+            for folder in config.python_path() {
                 text.push_str(&format!(
                     ",arg=--path,arg={}",
                     quoted(&folder.display().to_string())
