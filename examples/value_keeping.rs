@@ -1,0 +1,117 @@
+//! Value-keeping benchmark: does the engine's move on a clock keep the
+//! game-theoretic value (a win stays a win, a draw a draw) in positions of
+//! the middle opening, off the book's trees?
+//!
+//! It plays random games (seeded) to positions of 8 to 12 plies that are
+//! not over, labels every move of each with the solver (exact scores, the
+//! book helping), asks the clocked search for a move at MOVETIME ms, and
+//! counts the moves that keep the value. Positions where every move keeps
+//! it (all lost, say) prove nothing and are counted apart. Misses are
+//! printed as move strings with the scores of their moves.
+//!
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S]`
+//! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1).
+
+use std::time::{Duration, Instant};
+
+use connect4::search::{DEFAULT_HASH_MB, Limits, Searcher, Solver};
+use connect4::{Game, Position, Rules};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+/// A position reached by random moves, `plies` long, not over.
+fn random_position(rng: &mut StdRng, plies: u32) -> Option<Game> {
+    let mut game = Game::new(Rules::STANDARD);
+    for _ in 0..plies {
+        let moves = game.position().legal_moves();
+        let column = moves[rng.random_range(0..moves.len())];
+        game.play(i64::from(column) + 1).ok()?;
+        if game.position().is_over() {
+            return None;
+        }
+    }
+    Some(game)
+}
+
+/// Whether a move of score `score` keeps a position whose best score is
+/// `best`: the same outcome.
+fn keeps(best: i32, score: i32) -> bool {
+    best.signum() == score.signum()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let numbers: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let per_ply = numbers.first().copied().unwrap_or(40) as usize;
+    let movetime = Duration::from_millis(numbers.get(1).copied().unwrap_or(100));
+    let no_book = args.iter().any(|a| a == "--no-book");
+    let seed = args
+        .iter()
+        .position(|a| a == "--seed")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(1);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut solver = Solver::new(DEFAULT_HASH_MB);
+    let mut searcher = Searcher::new(DEFAULT_HASH_MB);
+    if no_book {
+        searcher.set_book(None);
+    }
+    println!(
+        "value keeping at {} ms a move, book {}, seed {seed}",
+        movetime.as_millis(),
+        if no_book { "off" } else { "on" }
+    );
+    let (mut all_kept, mut all_total, mut all_trivial) = (0, 0, 0);
+    for plies in 8..=12 {
+        let (mut kept, mut total, mut trivial) = (0, 0, 0);
+        let mut longest = Duration::ZERO;
+        let mut misses = Vec::new();
+        while total + trivial < per_ply {
+            let Some(game) = random_position(&mut rng, plies) else {
+                continue;
+            };
+            let p: Position = *game.position();
+            let scores = solver.analyze(&p);
+            let best = scores
+                .iter()
+                .flatten()
+                .copied()
+                .max()
+                .expect("a legal move");
+            if scores.iter().flatten().all(|&s| keeps(best, s)) {
+                trivial += 1;
+                continue;
+            }
+            total += 1;
+            searcher.clear();
+            let started = Instant::now();
+            let report = searcher
+                .search(&p, &Limits::time(movetime), None, |_| {})
+                .expect("not over");
+            longest = longest.max(started.elapsed());
+            let played = scores[report.best as usize].expect("a legal move");
+            if keeps(best, played) {
+                kept += 1;
+            } else {
+                misses.push(format!(
+                    "{}: played {} ({played}), best {best}; scores {:?}",
+                    game.move_string(),
+                    report.best + 1,
+                    scores
+                ));
+            }
+        }
+        println!(
+            "ply {plies}: kept {kept} of {total} (and {trivial} where every move keeps it); \
+             longest move {} ms",
+            longest.as_millis()
+        );
+        for m in misses {
+            println!("  missed {m}");
+        }
+        all_kept += kept;
+        all_total += total;
+        all_trivial += trivial;
+    }
+    println!("all: kept {all_kept} of {all_total} (and {all_trivial} where every move keeps it)");
+}
