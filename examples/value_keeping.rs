@@ -9,8 +9,9 @@
 //! it (all lost, say) prove nothing and are counted apart. Misses are
 //! printed as move strings with the scores of their moves.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S]`
-//! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1).
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB]`
+//! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
+//! engine's default table).
 
 use std::time::{Duration, Instant};
 
@@ -41,23 +42,31 @@ fn keeps(best: i32, score: i32) -> bool {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let numbers: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    // The positional numbers: those not right after an option.
+    let numbers: Vec<u64> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i == 0 || !args[i - 1].starts_with("--"))
+        .filter_map(|(_, a)| a.parse().ok())
+        .collect();
     let per_ply = numbers.first().copied().unwrap_or(40) as usize;
     let movetime = Duration::from_millis(numbers.get(1).copied().unwrap_or(100));
     let no_book = args.iter().any(|a| a == "--no-book");
-    let seed = args
-        .iter()
-        .position(|a| a == "--seed")
-        .and_then(|i| args.get(i + 1)?.parse().ok())
-        .unwrap_or(1);
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1)?.parse::<u64>().ok())
+    };
+    let seed = option("--seed").unwrap_or(1);
+    let hash_mb = option("--hash-mb").map_or(DEFAULT_HASH_MB, |mb| mb as usize);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut solver = Solver::new(DEFAULT_HASH_MB);
-    let mut searcher = Searcher::new(DEFAULT_HASH_MB);
+    let mut searcher = Searcher::new(hash_mb);
     if no_book {
         searcher.set_book(None);
     }
     println!(
-        "value keeping at {} ms a move, book {}, seed {seed}",
+        "value keeping at {} ms a move, book {}, hash {hash_mb} MiB, seed {seed}",
         movetime.as_millis(),
         if no_book { "off" } else { "on" }
     );
