@@ -262,10 +262,7 @@ impl EngineProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        match sandbox {
-            Some(s) => s.apply(&mut command),
-            None => crate::group::own_group(&mut command),
-        }
+        crate::sandbox::apply_or_group(&mut command, sandbox);
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");

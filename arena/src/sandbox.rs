@@ -89,6 +89,15 @@ pub struct Sandbox {
     pub env: Vec<(String, String)>,
 }
 
+/// Prepares `command` to run in `sandbox`, or without one in a process
+/// group of its own (see [`crate::group::own_group`]).
+pub fn apply_or_group(command: &mut std::process::Command, sandbox: Option<&Sandbox>) {
+    match sandbox {
+        Some(s) => s.apply(command),
+        None => crate::group::own_group(command),
+    }
+}
+
 impl Sandbox {
     /// Prepares `command` to run in this sandbox: its user, a session of its
     /// own (not only a process group: no controlling terminal of the
@@ -124,18 +133,22 @@ pub fn isolation_available() -> Result<(), String> {
     }
 }
 
-/// The arena's effective user id, from /proc.
-fn effective_uid() -> Option<u32> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// A user id of the process whose /proc folder is `proc` (`self` or a
+/// pid): `which` 1 the real one, 2 the effective one.
+fn uid(proc: &str, which: usize) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{proc}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("Uid:"))?;
-    line.split_whitespace().nth(2)?.parse().ok()
+    line.split_whitespace().nth(which)?.parse().ok()
 }
 
-/// The real user id of process `pid`, from /proc.
+/// The arena's effective user id.
+fn effective_uid() -> Option<u32> {
+    uid("self", 2)
+}
+
+/// The real user id of process `pid`.
 fn owner(pid: i32) -> Option<u32> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    uid(&pid.to_string(), 1)
 }
 
 /// Every process of user `uid`.

@@ -60,10 +60,7 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    match sandbox {
-        Some(s) => s.apply(&mut command),
-        None => crate::group::own_group(&mut command),
-    }
+    crate::sandbox::apply_or_group(&mut command, sandbox);
     command.current_dir(dir);
     let mut child = command
         .spawn()
