@@ -699,6 +699,33 @@ fn a_grader_that_cannot_finish_still_leaves_valid_results() {
 }
 
 #[test]
+fn a_reference_that_does_not_start_is_the_instructor_s_error_said_at_once() {
+    let dir = scratch("grade-no-reference");
+    let config = dir.join("grader.toml");
+    std::fs::write(
+        &config,
+        "[[test]]\nkind = \"openings\"\nname = \"Mine\"\nopponent = \"engine:bin/missing\"\ngames = 2\n",
+    )
+    .unwrap();
+    let results = dir.join("results.json");
+    let started = Instant::now();
+    arena()
+        .args(["grade", "--engine", "cmd=self", "--config"])
+        .arg(&config)
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the opponent of test \"Mine\""))
+        .stderr(predicate::str::contains("bin/missing"));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let r: GradescopeResults =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(r.score, 0.0);
+    assert!(r.output.contains("does not start"), "{}", r.output);
+}
+
+#[test]
 fn compliance_reports_each_check() {
     arena()
         .args(["compliance", "--engine", "cmd=self"])

@@ -195,6 +195,28 @@ pub struct Grader<'a> {
 }
 
 impl Grader<'_> {
+    /// Starts each test's opponent once: a reference that cannot start (a
+    /// wrong path, a binary the reference user cannot run) is the
+    /// instructor's mistake, said at once, not games voided one by one.
+    pub fn check_opponents(&self) -> Result<()> {
+        for test in &self.config.tests {
+            let Some(opponent) = &test.opponent else {
+                continue;
+            };
+            let spec = self.opponent_spec(opponent);
+            crate::process::EngineProcess::check_starts(&spec).map_err(|e| {
+                anyhow::anyhow!(
+                    "the opponent of test \"{}\" ({}) does not start: {}: {}",
+                    test.name,
+                    spec.command_line(),
+                    e.reason(),
+                    e.detail()
+                )
+            })?;
+        }
+        Ok(())
+    }
+
     /// How `opponent` starts: random opponents get the grading's seed.
     fn opponent_spec(&self, opponent: &Opponent) -> EngineSpec {
         let seeded = match opponent {

@@ -129,7 +129,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .with_context(|| format!("creating {}", results_dir.display()))?;
     let isolation = Isolation::new(args, &results_dir);
     let reserve = match &isolation {
-        Ok(Isolation::On { .. }) => Some(Reserve::hold(&results_dir)?),
+        Ok(Isolation::On { .. }) => Reserve::hold(&results_dir)
+            .map_err(|e| eprintln!("grade: {e} (going on without the reserve)"))
+            .ok(),
         _ => None,
     };
     let outcome = isolation
@@ -225,6 +227,15 @@ impl Isolation {
     }
 }
 
+/// A folder of the grader's own, removed when the grading ends.
+struct TempFolder(PathBuf);
+
+impl Drop for TempFolder {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
 /// The config the arguments ask for, with their overrides.
 fn config(args: &Args) -> Result<Config> {
     let mut config = match &args.config {
@@ -270,6 +281,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         Some(w) => w.clone(),
         None => std::env::temp_dir().join(format!("connect4-grade-{}", std::process::id())),
     };
+    let _cleanup = args.work.is_none().then(|| TempFolder(work.clone()));
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     if let Isolation::On { .. } = isolation {
         use std::os::unix::fs::PermissionsExt;
@@ -362,6 +374,7 @@ fn run_tests(
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         played: Vec::new(),
     };
+    grader.check_opponents()?;
     let mut outcomes: Vec<Option<Outcome>> = Vec::new();
     let mut tactic_forfeits = Vec::new();
     for (i, test) in config.tests.iter().enumerate() {
