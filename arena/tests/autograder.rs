@@ -552,11 +552,15 @@ fn a_full_disk_does_not_keep_the_results_from_being_written() {
     let submission = root.dir.join("submission");
     std::fs::create_dir_all(&submission).unwrap();
     std::fs::copy(&engine, submission.join("engine")).unwrap();
+    // The grader from a folder the reference user can reach (its engines
+    // are this binary; a CI clone may be private to root).
+    let binary = root.dir.join("connect4-arena");
+    std::fs::copy(arena(), &binary).unwrap();
     let grade = |mode: &str| {
         std::fs::write(submission.join("mode"), mode).unwrap();
         let results = disk.join("results/results.json");
         std::fs::remove_file(&results).ok();
-        let out = Command::new(arena())
+        let out = Command::new(&binary)
             .args([
                 "grade",
                 "--isolate",
@@ -587,6 +591,7 @@ fn a_full_disk_does_not_keep_the_results_from_being_written() {
         (r, String::from_utf8_lossy(&out.stderr).into_owned())
     };
     let (honest, _) = grade("good");
+    assert!(honest.score > 0.0, "{honest:?}");
     let (filler, _) = grade("fill-disk");
     let filled = std::fs::read_dir(disk.join("work/submission"))
         .unwrap()
