@@ -353,7 +353,7 @@ fn run_flags() -> Flags {
     Flags {
         stop: Arc::new(AtomicBool::new(false)),
         abort: Arc::clone(abort),
-        interrupted: Arc::clone(interrupted),
+        interrupted: Some(Arc::clone(interrupted)),
     }
 }
 

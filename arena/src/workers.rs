@@ -64,15 +64,19 @@ pub struct Flags {
     pub stop: Arc<AtomicBool>,
     /// Abandon running games.
     pub abort: Arc<AtomicBool>,
-    /// A signal (Ctrl-C, SIGTERM) asked the run to stop.
-    pub interrupted: Arc<AtomicBool>,
+    /// A signal (Ctrl-C, SIGTERM) asked the run to stop; `None` when no
+    /// handler listens for one (the grader), so that nothing waits for it.
+    pub interrupted: Option<Arc<AtomicBool>>,
 }
 
 /// Whether a game is abandoned rather than reported because it was lost to
 /// an interrupt: it ended by a crash or a stall and the run is being
 /// interrupted. The signal reaches the engine and the arena at about the
 /// same time, so a crash waits [`INTERRUPT_GRACE`] for the arena's own.
-fn lost_to_the_interrupt(record: &GameRecord, interrupted: &AtomicBool) -> bool {
+fn lost_to_the_interrupt(record: &GameRecord, interrupted: Option<&AtomicBool>) -> bool {
+    let Some(interrupted) = interrupted else {
+        return false;
+    };
     if !matches!(record.end.reason, Reason::Crash | Reason::Stall) {
         return false;
     }
@@ -128,7 +132,10 @@ pub fn run(
                 let mut adjudicator = config.adjudicate.map(Adjudicator::new);
                 loop {
                     if flags.stop.load(Ordering::Relaxed)
-                        || flags.interrupted.load(Ordering::Relaxed)
+                        || flags
+                            .interrupted
+                            .as_ref()
+                            .is_some_and(|i| i.load(Ordering::Relaxed))
                     {
                         break;
                     }
@@ -145,7 +152,7 @@ pub fn run(
                     let Some(record) = play_game(setup, first, second) else {
                         break;
                     };
-                    if lost_to_the_interrupt(&record, &flags.interrupted) {
+                    if lost_to_the_interrupt(&record, flags.interrupted.as_deref()) {
                         eprintln!(
                             "connect4-arena: game {} abandoned: {} while the run was stopping \
                              (a resumed run plays it again)",
