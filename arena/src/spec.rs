@@ -252,6 +252,12 @@ fn split_outside_quotes(s: &str) -> Result<Vec<String>, SpecError> {
     }
 }
 
+/// `v` in single quotes, as a spec value that may hold commas (single
+/// quotes of its own are dropped: a spec value cannot hold them).
+pub fn quote(v: &str) -> String {
+    format!("'{}'", v.replace('\'', ""))
+}
+
 /// A value without its surrounding quotes.
 fn unquote(v: &str) -> &str {
     for q in ['\'', '"'] {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::spec::EngineSpec;
+use crate::spec::{EngineSpec, quote};
 
 /// What is wrong with a configuration; each message names the field and
 /// quotes the value at fault.
@@ -70,6 +70,16 @@ impl Kind {
             Kind::Engine => "engine",
             Kind::Policy => "policy.py",
             Kind::Kaggle => "main.py",
+        }
+    }
+
+    /// The bridge module that serves a Python player of this kind (none
+    /// for engines).
+    fn bridge_module(self) -> Option<&'static str> {
+        match self {
+            Kind::Engine => None,
+            Kind::Policy => Some("c4bridge.policy"),
+            Kind::Kaggle => Some("c4bridge.kaggle"),
         }
     }
 
@@ -475,59 +485,72 @@ impl Opponent {
         }
     }
 
-    /// Whether the opponent is one of this program's own players, which
-    /// never crash, stall or lose on time by themselves.
-    pub fn is_built_in(&self) -> bool {
-        matches!(self, Opponent::Agent(_) | Opponent::Perfect { .. })
-    }
-
     /// How the arena starts it; `python` runs the Python bridges, with the
     /// folders of `python_path` on the import path.
     pub fn spec(&self, python: &str, python_path: &[PathBuf]) -> EngineSpec {
-        let quoted = |s: &str| format!("'{}'", s.replace('\'', ""));
+        let name = self.label();
         let text = match self {
             Opponent::Agent(agent) => format!(
                 "name={},cmd=self,movetime=2000,option.agent={}",
-                quoted(agent),
-                quoted(agent)
+                quote(agent),
+                quote(agent)
             ),
             Opponent::Perfect { movetime_ms } => {
                 format!("name=perfect,cmd=self,movetime={movetime_ms}")
             }
             Opponent::Engine(program, args) => {
-                let mut text = format!(
-                    "name={},cmd={},movetime=2000",
-                    quoted(&self.label()),
-                    quoted(&program.display().to_string())
-                );
-                for a in args {
-                    text.push_str(&format!(",arg={}", quoted(a)));
-                }
-                text
+                program_spec(&name, &program.display().to_string(), args) + ",movetime=2000"
             }
-            Opponent::Policy(file) | Opponent::Kaggle(file) => {
-                let module = if matches!(self, Opponent::Policy(_)) {
-                    "c4bridge.policy"
-                } else {
-                    "c4bridge.kaggle"
-                };
-                let mut text = format!(
-                    "name={},cmd={},arg=-m,arg={module},arg={},movetime=2000",
-                    quoted(&self.label()),
-                    quoted(python),
-                    quoted(&file.display().to_string())
-                );
-                for folder in python_path {
-                    text.push_str(&format!(
-                        ",arg=--path,arg={}",
-                        quoted(&folder.display().to_string())
-                    ));
-                }
-                text
+            Opponent::Policy(file) => {
+                bridge_spec(
+                    &name,
+                    Kind::Policy,
+                    python,
+                    &file.display().to_string(),
+                    python_path,
+                ) + ",movetime=2000"
+            }
+            Opponent::Kaggle(file) => {
+                bridge_spec(
+                    &name,
+                    Kind::Kaggle,
+                    python,
+                    &file.display().to_string(),
+                    python_path,
+                ) + ",movetime=2000"
             }
         };
         text.parse().expect("a valid built-in spec")
     }
+}
+
+/// The start of a spec (no limit yet) for `name` running `program` with
+/// `args`.
+pub fn program_spec(name: &str, program: &str, args: &[String]) -> String {
+    let mut text = format!("name={},cmd={}", quote(name), quote(program));
+    for a in args {
+        text.push_str(&format!(",arg={}", quote(a)));
+    }
+    text
+}
+
+/// The start of a spec (no limit yet) for `name`, a Python player of
+/// `kind` in `file` served by its bridge module under `python`, with the
+/// folders of `python_path` on the import path.
+pub fn bridge_spec(
+    name: &str,
+    kind: Kind,
+    python: &str,
+    file: &str,
+    python_path: &[PathBuf],
+) -> String {
+    let module = kind.bridge_module().expect("a Python kind");
+    let mut args = vec!["-m".to_string(), module.to_string(), file.to_string()];
+    for folder in python_path {
+        args.push("--path".into());
+        args.push(folder.display().to_string());
+    }
+    program_spec(name, python, &args)
 }
 
 /// The whole configuration, checked, with its defaults filled in.
@@ -1022,6 +1045,34 @@ mod tests {
         }
         let e = parse("[time]\nmove_ms = \"fast\"").unwrap_err().to_string();
         assert!(e.contains("grader.toml") && e.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn players_become_specs_with_their_arguments_in_order() {
+        let engine: EngineSpec = (program_spec("me", "/sub/engine", &["a,b".into()])
+            + ",movetime=5")
+            .parse()
+            .unwrap();
+        assert_eq!(
+            (engine.name.as_str(), engine.cmd.as_str()),
+            ("me", "/sub/engine")
+        );
+        assert_eq!(engine.args, vec!["a,b".to_string()]);
+        let policy = Opponent::Policy(PathBuf::from("/course/ref.py"))
+            .spec("/venv/python3", &[PathBuf::from("/course/include")]);
+        assert_eq!(policy.name, "ref.py");
+        assert_eq!(policy.cmd, "/venv/python3");
+        assert_eq!(
+            policy.args,
+            [
+                "-m",
+                "c4bridge.policy",
+                "/course/ref.py",
+                "--path",
+                "/course/include"
+            ]
+        );
+        assert_eq!(policy.movetime_ms, Some(2000));
     }
 
     #[test]

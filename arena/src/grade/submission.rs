@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::config::{Config, Kind};
+use super::config::{Config, Kind, bridge_spec, program_spec};
 use crate::sandbox::{Account, Sandbox};
 use crate::spec::EngineSpec;
 use crate::stderr::Tail;
@@ -22,11 +22,6 @@ pub struct Refusal(pub String);
 
 /// Lines of build output shown to the student.
 const BUILD_LINES: usize = 30;
-
-/// A value quoted for an engine spec (no quotes of its own inside).
-fn quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', ""))
-}
 
 /// The files at the top of `dir`, for a message.
 fn listing(dir: &Path) -> String {
@@ -151,39 +146,20 @@ pub fn spec(
     }
     let target = dir.join(&executable).display().to_string();
     let clock = format!("{},margin={}", config.clock_spec(), config.margin_ms);
-    let text = match kind {
+    let start = match kind {
         Kind::Engine => {
             if path.is_file() {
                 // Uploads often lose the executable bit.
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).ok();
             }
-            let mut text = format!("name=submission,cmd={},{clock}", quoted(&target));
-            for a in &config.submission.args {
-                text.push_str(&format!(",arg={}", quoted(a)));
-            }
-            text
+            program_spec("submission", &target, &config.submission.args)
         }
         Kind::Policy | Kind::Kaggle => {
-            let module = if kind == Kind::Policy {
-                "c4bridge.policy"
-            } else {
-                "c4bridge.kaggle"
-            };
-            let mut text = format!(
-                "name=submission,cmd={},arg=-m,arg={module},arg={},{clock}",
-                quoted(python),
-                quoted(&target)
-            );
-            for folder in config.python_path() {
-                text.push_str(&format!(
-                    ",arg=--path,arg={}",
-                    quoted(&folder.display().to_string())
-                ));
-            }
-            text
+            bridge_spec("submission", kind, python, &target, &config.python_path())
         }
     };
+    let text = format!("{start},{clock}");
     let mut spec: EngineSpec = text
         .parse()
         .map_err(|e| Refusal(format!("the submission cannot be run: {e}")))?;
