@@ -5,7 +5,7 @@
 //! a reference engine loses by a crash, a stall or its clock is voided and
 //! played again, never scored as the student's win.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -76,6 +76,11 @@ fn points(job: &Job, r: &GameRecord) -> f64 {
     }
 }
 
+/// Whether engine 0 (the student) lost `r` by a forfeit.
+fn forfeited(job: &Job, r: &GameRecord) -> bool {
+    points(job, r) == 0.0 && r.end.reason.is_forfeit()
+}
+
 /// The games of one test, against one opponent.
 pub struct Played {
     opponent: String,
@@ -128,7 +133,7 @@ impl Played {
         let picture = self
             .games
             .iter()
-            .find(|(job, r)| points(job, r) == 0.0 && r.end.reason.is_forfeit())
+            .find(|(job, r)| forfeited(job, r))
             .and_then(|(_, r)| Game::from_move_string(Rules::STANDARD, &r.moves).ok())
             .map(|g| {
                 format!(
@@ -157,7 +162,7 @@ impl Played {
     fn forfeits(&self) -> Vec<String> {
         self.games
             .iter()
-            .filter(|(job, r)| points(job, r) == 0.0 && r.end.reason.is_forfeit())
+            .filter(|(job, r)| forfeited(job, r))
             .map(|(job, r)| {
                 format!(
                     "game {} against {} (moves {}): {}{}",
@@ -199,11 +204,15 @@ impl Grader<'_> {
     /// wrong path, a binary the reference user cannot run) is the
     /// instructor's mistake, said at once, not games voided one by one.
     pub fn check_opponents(&self) -> Result<()> {
+        let mut checked = HashSet::new();
         for test in &self.config.tests {
             let Some(opponent) = &test.opponent else {
                 continue;
             };
             let spec = self.opponent_spec(opponent);
+            if !checked.insert(spec.text.clone()) {
+                continue;
+            }
             crate::process::EngineProcess::check_starts(&spec).map_err(|e| {
                 anyhow::anyhow!(
                     "the opponent of test \"{}\" ({}) does not start: {}: {}",
@@ -359,10 +368,7 @@ impl Grader<'_> {
         // anyway: the student has to play the game out.
         let held = games
             .iter()
-            .filter(|(j, r)| {
-                let forfeited = points(j, r) == 0.0 && r.end.reason.is_forfeit();
-                !forfeited && points(j, r) >= due(j, values[&j.opening])
-            })
+            .filter(|(j, r)| !forfeited(j, r) && points(j, r) >= due(j, values[&j.opening]))
             .count();
         // Plus 0.0: an empty sum of floats is -0.0.
         let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;
