@@ -220,32 +220,47 @@ impl Reserve {
     }
 }
 
-/// Copies folder `from` to `to` (files, folders and symbolic links; `to`
-/// must not exist) and gives everything in it to `account`.
-pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
-    fn err(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError {
-        let path = path.to_path_buf();
-        move |error| SandboxError::File { what, path, error }
+/// What went wrong doing `what` to `path`, for `map_err`.
+fn file_error(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError {
+    let path = path.to_path_buf();
+    move |error| SandboxError::File { what, path, error }
+}
+
+/// Makes `dir` an empty folder of `account`'s: whatever it held (an earlier
+/// run's files) is removed.
+pub fn fresh_folder(dir: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(file_error("cannot clear", dir))?;
     }
-    std::fs::create_dir(to).map_err(err("cannot create", to))?;
-    give(to, account)?;
-    let entries = std::fs::read_dir(from).map_err(err("cannot read", from))?;
+    std::fs::create_dir_all(dir).map_err(file_error("cannot create", dir))?;
+    give(dir, account)
+}
+
+/// Copies folder `from` to `to` (files, folders and symbolic links, which
+/// are copied as links, never followed), replacing whatever `to` held, and
+/// gives everything in it to `account`.
+pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
+    fresh_folder(to, account)?;
+    let entries = std::fs::read_dir(from).map_err(file_error("cannot read", from))?;
     for entry in entries {
-        let entry = entry.map_err(err("cannot read", from))?;
+        let entry = entry.map_err(file_error("cannot read", from))?;
         let source = entry.path();
         let target = to.join(entry.file_name());
-        let kind = entry.file_type().map_err(err("cannot read", &source))?;
+        let kind = entry
+            .file_type()
+            .map_err(file_error("cannot read", &source))?;
         if kind.is_dir() {
             copy_for(&source, &target, account)?;
         } else if kind.is_symlink() {
-            let link = std::fs::read_link(&source).map_err(err("cannot read", &source))?;
-            std::os::unix::fs::symlink(link, &target).map_err(err("cannot create", &target))?;
+            let link = std::fs::read_link(&source).map_err(file_error("cannot read", &source))?;
+            std::os::unix::fs::symlink(link, &target)
+                .map_err(file_error("cannot create", &target))?;
             if let Some(a) = account {
                 std::os::unix::fs::lchown(&target, Some(a.uid), Some(a.gid))
-                    .map_err(err("cannot give", &target))?;
+                    .map_err(file_error("cannot give", &target))?;
             }
         } else {
-            std::fs::copy(&source, &target).map_err(err("cannot copy", &source))?;
+            std::fs::copy(&source, &target).map_err(file_error("cannot copy", &source))?;
             give(&target, account)?;
         }
     }
@@ -256,13 +271,8 @@ pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(),
 pub fn give(path: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
     match account {
         None => Ok(()),
-        Some(a) => std::os::unix::fs::chown(path, Some(a.uid), Some(a.gid)).map_err(|error| {
-            SandboxError::File {
-                what: "cannot give",
-                path: path.to_path_buf(),
-                error,
-            }
-        }),
+        Some(a) => std::os::unix::fs::chown(path, Some(a.uid), Some(a.gid))
+            .map_err(file_error("cannot give", path)),
     }
 }
 

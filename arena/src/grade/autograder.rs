@@ -96,15 +96,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .large_file(false);
     let text = deflated.unix_permissions(0o644);
     let exec = deflated.unix_permissions(0o755);
-    let put = |zip: &mut zip::ZipWriter<std::fs::File>,
-               name: &str,
-               options: SimpleFileOptions,
-               bytes: &[u8]|
-     -> Result<()> {
-        zip.start_file(name, options)?;
-        zip.write_all(bytes)?;
-        Ok(())
-    };
     put(&mut zip, "setup.sh", exec, SETUP.as_bytes())?;
     put(&mut zip, "run_autograder", exec, RUN.as_bytes())?;
     put(&mut zip, "config.toml", text, config_text.as_bytes())?;
@@ -126,9 +117,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             if path.is_dir() {
                 add_folder(&mut zip, &path, &format!("rust/{part}"), text, exec)?;
             } else if path.is_file() {
-                let bytes =
-                    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-                put(&mut zip, &format!("rust/{part}"), text, &bytes)?;
+                add_file(&mut zip, &path, &format!("rust/{part}"), text, exec)?;
             }
         }
     }
@@ -226,7 +215,6 @@ fn add_folder(
     text: SimpleFileOptions,
     exec: SimpleFileOptions,
 ) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .flatten()
@@ -248,16 +236,39 @@ fn add_folder(
         if meta.is_dir() {
             add_folder(zip, &path, &inner, text, exec)?;
         } else if meta.is_file() {
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let options = if meta.permissions().mode() & 0o111 != 0 {
-                exec
-            } else {
-                text
-            };
-            zip.start_file(inner.as_str(), options)?;
-            zip.write_all(&bytes)?;
+            add_file(zip, &path, &inner, text, exec)?;
         }
     }
+    Ok(())
+}
+
+/// Adds the file at `path` as `name`, executable (`exec`) if it is one.
+fn add_file(
+    zip: &mut zip::ZipWriter<std::fs::File>,
+    path: &Path,
+    name: &str,
+    text: SimpleFileOptions,
+    exec: SimpleFileOptions,
+) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let options = if meta.permissions().mode() & 0o111 != 0 {
+        exec
+    } else {
+        text
+    };
+    put(zip, name, options, &bytes)
+}
+
+/// Adds `bytes` as the file `name`.
+fn put(
+    zip: &mut zip::ZipWriter<std::fs::File>,
+    name: &str,
+    options: SimpleFileOptions,
+    bytes: &[u8],
+) -> Result<()> {
+    zip.start_file(name, options)?;
+    zip.write_all(bytes)?;
     Ok(())
 }

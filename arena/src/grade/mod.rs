@@ -263,14 +263,10 @@ fn config(args: &Args) -> Result<Config> {
     Ok(config)
 }
 
-/// A sandbox folder of `account`'s under `work`.
+/// A fresh sandbox folder of `account`'s under `work`.
 fn sandbox_dir(work: &Path, name: &str, account: Option<&Account>) -> Result<PathBuf> {
     let dir = work.join(name);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
-    }
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    crate::sandbox::give(&dir, account)?;
+    crate::sandbox::fresh_folder(&dir, account)?;
     Ok(dir)
 }
 
@@ -291,7 +287,11 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
     // The student's code runs in its own copy of the submission (or an
     // empty folder of its own for --engine).
     let student_dir = match &args.submission {
-        Some(s) => submission::copy(s, &work.join("submission"), isolation.student())?,
+        Some(s) => {
+            let dir = work.join("submission");
+            crate::sandbox::copy_for(s, &dir, isolation.student())?;
+            dir
+        }
         None => sandbox_dir(&work, "student", isolation.student())?,
     };
     let (student_sandbox, reference_sandbox) = match isolation {

@@ -1,18 +1,18 @@
-//! The student's submission made ready to grade: copied into a folder of
-//! the student's user, built when it is an engine with a build command,
-//! and described as an engine spec (the program itself, or the Python
+//! The student's submission made ready to grade, once copied into a folder
+//! of the student's user (`sandbox::copy_for`): built when it is an engine
+//! with a build command, and described as an engine spec (the program itself, or the Python
 //! bridge around a policy or a Kaggle agent), run in the student's sandbox.
 //!
 //! What goes wrong here is the student's to fix, not the grader's: it is
 //! told as a [`Refusal`] that every test shows.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::config::{Config, Kind, bridge_spec, program_spec};
-use crate::sandbox::{Account, Sandbox};
+use crate::sandbox::Sandbox;
 use crate::spec::EngineSpec;
 use crate::stderr::Tail;
 
@@ -178,14 +178,4 @@ pub fn starts(spec: &EngineSpec) -> Result<(), Refusal> {
             e.detail()
         ))
     })
-}
-
-/// Copies the submission to `to` (replacing an earlier copy) for `account`.
-pub fn copy(from: &Path, to: &Path, account: Option<&Account>) -> anyhow::Result<PathBuf> {
-    if to.exists() {
-        std::fs::remove_dir_all(to)
-            .map_err(|e| anyhow::anyhow!("cannot clear {}: {e}", to.display()))?;
-    }
-    crate::sandbox::copy_for(from, to, account)?;
-    Ok(to.to_path_buf())
 }
