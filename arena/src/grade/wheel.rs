@@ -130,6 +130,21 @@ mod tests {
     use std::io::Read;
 
     #[test]
+    fn the_wheel_carries_every_module_of_the_package() {
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/src/c4bridge");
+        let mut on_disk: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".py"))
+            .collect();
+        on_disk.sort();
+        let mut carried: Vec<String> = PACKAGE.iter().map(|(n, _)| n.to_string()).collect();
+        carried.sort();
+        assert_eq!(carried, on_disk, "add the new module to PACKAGE");
+    }
+
+    #[test]
     fn the_wheel_records_each_file_with_its_hash_and_size() {
         let wheel = build();
         assert_eq!(wheel.file_name, "connect4_bridges-0.1.0-py3-none-any.whl");
