@@ -121,7 +121,7 @@ fn bench_checks_every_score() {
 
 /// The node count of the built-in bench set: it changes only when the search
 /// does. A commit that changes it on purpose updates it here and says so.
-const BENCH_SIGNATURE: u64 = 16_077_050;
+const BENCH_SIGNATURE: u64 = 13_101_898;
 
 #[test]
 fn bench_builtin_prints_the_pinned_signature() {
