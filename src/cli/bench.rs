@@ -22,7 +22,7 @@ pub struct Args {
     /// Solve only the first N positions of each file.
     #[arg(long)]
     limit: Option<usize>,
-    /// Threads that search, sharing the table (Lazy SMP).
+    /// Threads that search, sharing the table (helpers prove the outcome and the root's children).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: u32,
 }

@@ -35,7 +35,7 @@ pub struct Args {
     /// Solve without the opening book (as the reference solvers do).
     #[arg(long)]
     no_book: bool,
-    /// Threads that search, sharing the table (Lazy SMP).
+    /// Threads that search, sharing the table (helpers prove the outcome and the root's children).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: u32,
 }

@@ -456,7 +456,7 @@ impl Session {
                     min: Some(1),
                     max: Some(MAX_THREADS),
                     choices: None,
-                    help: "threads for the solver's proofs, sharing its table (Lazy SMP)".into(),
+                    help: "threads for the solver's proofs, sharing its table".into(),
                 },
                 OptionInfo {
                     name: "book".into(),

@@ -64,7 +64,7 @@ pub struct Bounds {
 
 /// A transposition table of score bounds, keyed by [`crate::Position::key`].
 ///
-/// Threads share it (Lazy SMP): every entry is one atomic word, read and
+/// Threads share it: every entry is one atomic word, read and
 /// written whole with relaxed ordering, and an update takes the old bounds
 /// only from an entry whose tag is still its key's. Two threads can lose
 /// one another's update, but never mix two positions' bounds: every entry

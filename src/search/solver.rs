@@ -149,8 +149,8 @@ impl Solver {
     }
 
     /// Searches with `threads` threads in all (at least 1), sharing the
-    /// table (Lazy SMP): helpers search the same position with another
-    /// move order and fill the table, the result is this thread's.
+    /// table: helpers prove what this thread will need (the outcome, the
+    /// root's children) into the table, the result is this thread's.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }
@@ -160,9 +160,18 @@ impl Solver {
         self.threads
     }
 
-    /// Runs `search` on this solver while `threads - 1` helpers search `p`
-    /// with the same table, each with its columns tried in another order;
-    /// the helpers stop when `search` returns.
+    /// Runs `search` on this solver while `threads - 1` helpers work on `p`
+    /// with the same table; the helpers stop when `search` returns.
+    ///
+    /// For an exact score, the first helper proves the outcome (null
+    /// windows around 0, the most expensive probes of a position early in
+    /// the game) while this thread narrows the score from the bounds
+    /// towards zero, so that this thread's own outcome probes find their
+    /// answers in the table; the others, and every helper once it is done
+    /// or for an outcome alone, prove the root's children (see
+    /// [`Solver::prove_children`]). Measured on this project's 2-core
+    /// machine, no book: the empty board in 48 s against 61 s with
+    /// children-only helpers (57 s on one thread).
     fn with_helpers<T>(
         &mut self,
         p: &Position,
@@ -175,31 +184,26 @@ impl Solver {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let helpers: Vec<Solver> = (1..self.threads)
-            .map(|i| {
-                let mut order = self.order.clone();
-                // Each helper tries columns in its own order (a rotation of
-                // centre-first), so that they reach other subtrees first.
-                let shift = i % order.len().max(1);
-                order.rotate_left(shift);
-                Solver {
-                    tt: Arc::clone(&self.tt),
-                    threads: 1,
-                    budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(&stop))),
-                    order,
-                    rules: self.rules,
-                    book: self.book.clone(),
-                    book_plies: self.book_plies,
-                }
+            .map(|_| Solver {
+                tt: Arc::clone(&self.tt),
+                threads: 1,
+                budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(&stop))),
+                order: self.order.clone(),
+                rules: self.rules,
+                book: self.book.clone(),
+                book_plies: self.book_plies,
             })
             .collect();
         std::thread::scope(|scope| {
             for (i, mut helper) in helpers.into_iter().enumerate() {
-                let (p, i) = (*p, i + 1);
-                // Helpers prove the root's children, the least promising
-                // first (this thread starts with the most promising), so
-                // that this thread finds them in the table when it gets
-                // there.
-                scope.spawn(move || helper.prove_children(&p, weak, i));
+                let (p, index) = (*p, i + 1);
+                scope.spawn(move || {
+                    let proves_outcome = index == 1 && !weak;
+                    if proves_outcome && helper.solve_alone(&p, true).is_none() {
+                        return;
+                    }
+                    helper.prove_children(&p, weak, index);
+                });
             }
             let result = search(self);
             stop.store(true, Ordering::Relaxed);
@@ -208,8 +212,10 @@ impl Solver {
     }
 
     /// A helper's work: the children of `p` that do not lose at once, from
-    /// the far end of centre-first order (shifted by `index`), each proven
-    /// to its outcome (`weak`) or exact score, until stopped.
+    /// the far end of centre-first order (shifted by `index`: this thread
+    /// starts with the most promising), each proven to its outcome (`weak`)
+    /// or exact score, until stopped, so that the main thread finds them in
+    /// the table when it gets there.
     fn prove_children(&mut self, p: &Position, weak: bool, index: usize) {
         let moves = p.non_losing_moves();
         let mut columns: Vec<u64> = self
@@ -291,13 +297,19 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return Some(if weak { m.score.signum() } else { m.score });
         }
-        let (mut min, mut max) = if weak {
+        let (min, max) = if weak {
             (-1, 1)
         } else {
             (score::loss_next(p), score::win_now(p))
         };
-        // Narrow [min, max] with null-window searches; probe towards zero
-        // first, where most positions are decided.
+        self.narrow(p, min, max)
+    }
+
+    /// The score of `p`, known to lie in `[min, max]`, narrowed down to one
+    /// value with null-window searches (or a score of the right sign, when
+    /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
+    /// towards zero first, where most positions are decided.
+    fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
         while min < max {
             let mut med = min + (max - min) / 2;
             if med <= 0 && min / 2 < med {
