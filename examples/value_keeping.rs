@@ -9,9 +9,9 @@
 //! it (all lost, say) prove nothing and are counted apart. Misses are
 //! printed as move strings with the scores of their moves.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB]`
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB] [--threads N] [--games N]`
 //! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
-//! engine's default table).
+//! engine's default table, one thread).
 
 use std::time::{Duration, Instant};
 
@@ -32,6 +32,87 @@ fn random_position(rng: &mut StdRng, plies: u32) -> Option<Game> {
         }
     }
     Some(game)
+}
+
+/// The solver's score of every move of `p` and the best of them, or `None`
+/// if every move keeps the value (the position proves nothing).
+fn label(p: &Position, solver: &mut Solver) -> Option<(Vec<Option<i32>>, i32)> {
+    let scores = solver.analyze(p);
+    let best = scores
+        .iter()
+        .flatten()
+        .copied()
+        .max()
+        .expect("a legal move");
+    (!scores.iter().flatten().all(|&s| keeps(best, s))).then_some((scores, best))
+}
+
+/// Whether `column` keeps the value of a position labelled `scores`, whose
+/// best score is `best`; a miss described.
+fn verdict(scores: &[Option<i32>], best: i32, column: u32) -> Result<(), String> {
+    let played = scores[column as usize].expect("a legal move");
+    if keeps(best, played) {
+        Ok(())
+    } else {
+        Err(format!(
+            "played {} ({played}), best {best}; scores {scores:?}",
+            column + 1
+        ))
+    }
+}
+
+/// The engine's move in `p` at `movetime`.
+fn engine_move(p: &Position, searcher: &mut Searcher, movetime: Duration) -> u32 {
+    searcher
+        .search(p, &Limits::time(movetime), None, |_| {})
+        .expect("not over")
+        .best
+}
+
+/// Games from the empty board against a random opponent, every move of the
+/// engine checked (see the module's documentation).
+fn versus_random(
+    games: u64,
+    rng: &mut StdRng,
+    solver: &mut Solver,
+    searcher: &mut Searcher,
+    movetime: Duration,
+) {
+    let (mut kept, mut total, mut trivial) = (0, 0, 0);
+    let mut misses = Vec::new();
+    for g in 0..games {
+        let engine_side = (g % 2) as u32;
+        let mut game = Game::new(Rules::STANDARD);
+        searcher.clear();
+        while !game.position().is_over() {
+            let p: Position = *game.position();
+            let column = if p.moves_played() % 2 == engine_side {
+                let column = engine_move(&p, searcher, movetime);
+                match label(&p, solver) {
+                    None => trivial += 1,
+                    Some((scores, best)) => {
+                        total += 1;
+                        match verdict(&scores, best, column) {
+                            Ok(()) => kept += 1,
+                            Err(miss) => misses.push(format!("{}: {miss}", game.move_string())),
+                        }
+                    }
+                }
+                column
+            } else {
+                let moves = p.legal_moves();
+                moves[rng.random_range(0..moves.len())]
+            };
+            game.play(i64::from(column) + 1).expect("a legal move");
+        }
+    }
+    println!(
+        "against a random opponent, {games} games: kept {kept} of {total} \
+         (and {trivial} where every move keeps it)"
+    );
+    for m in misses {
+        println!("  missed {m}");
+    }
 }
 
 /// Whether a move of score `score` keeps a position whose best score is
@@ -59,17 +140,23 @@ fn main() {
     };
     let seed = option("--seed").unwrap_or(1);
     let hash_mb = option("--hash-mb").map_or(DEFAULT_HASH_MB, |mb| mb as usize);
+    let threads = option("--threads").map_or(1, |n| n as usize);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut solver = Solver::new(DEFAULT_HASH_MB);
     let mut searcher = Searcher::new(hash_mb);
+    searcher.set_threads(threads);
     if no_book {
         searcher.set_book(None);
     }
     println!(
-        "value keeping at {} ms a move, book {}, hash {hash_mb} MiB, seed {seed}",
+        "value keeping at {} ms a move, book {}, hash {hash_mb} MiB, {threads} thread(s), seed {seed}",
         movetime.as_millis(),
         if no_book { "off" } else { "on" }
     );
+    if let Some(games) = option("--games") {
+        versus_random(games, &mut rng, &mut solver, &mut searcher, movetime);
+        return;
+    }
     let (mut all_kept, mut all_total, mut all_trivial) = (0, 0, 0);
     for plies in 8..=12 {
         let (mut kept, mut total, mut trivial) = (0, 0, 0);
@@ -80,34 +167,18 @@ fn main() {
                 continue;
             };
             let p: Position = *game.position();
-            let scores = solver.analyze(&p);
-            let best = scores
-                .iter()
-                .flatten()
-                .copied()
-                .max()
-                .expect("a legal move");
-            if scores.iter().flatten().all(|&s| keeps(best, s)) {
+            let Some((scores, best)) = label(&p, &mut solver) else {
                 trivial += 1;
                 continue;
-            }
+            };
             total += 1;
             searcher.clear();
             let started = Instant::now();
-            let report = searcher
-                .search(&p, &Limits::time(movetime), None, |_| {})
-                .expect("not over");
+            let column = engine_move(&p, &mut searcher, movetime);
             longest = longest.max(started.elapsed());
-            let played = scores[report.best as usize].expect("a legal move");
-            if keeps(best, played) {
-                kept += 1;
-            } else {
-                misses.push(format!(
-                    "{}: played {} ({played}), best {best}; scores {:?}",
-                    game.move_string(),
-                    report.best + 1,
-                    scores
-                ));
+            match verdict(&scores, best, column) {
+                Ok(()) => kept += 1,
+                Err(miss) => misses.push(format!("{}: {miss}", game.move_string())),
             }
         }
         println!(
