@@ -19,9 +19,9 @@ const SYMMETRY_PLIES: u32 = 14;
 /// Enhanced transposition cutoffs (a child's stored bound deciding its
 /// parent before any move is searched) in nodes with at least this many
 /// empty cells. Measured on the first 100 of Test_L1_R2 (nodes, time,
-/// one thread): none 113.7 M, 6.6 s; 18: 101.9 M, 6.1 s; 16: 98.4 M,
-/// 6.0 s; 8: 87.0 M, 7.0 s (the lookups near the leaves cost more than
-/// they save).
+/// one thread, one run after the other): none 113.7 M, 6.6 s; 18:
+/// 101.9 M, 6.1 s; 16: 98.4 M, 6.0 s; 8: 87.0 M, 7.0 s (the lookups near
+/// the leaves cost more than they save).
 const ETC_EMPTY: u32 = 16;
 /// The most children a node has (the widest board).
 const MAX_CHILDREN: usize = crate::rules::MAX_COLUMNS as usize;
@@ -170,8 +170,9 @@ impl Solver {
     /// answers in the table; the others, and every helper once it is done
     /// or for an outcome alone, prove the root's children (see
     /// [`Solver::prove_children`]). Measured on this project's 2-core
-    /// machine, no book: the empty board in 48 s against 61 s with
-    /// children-only helpers (57 s on one thread).
+    /// machine, no book, the empty board: 51 s on two threads, 75 s on
+    /// one; helpers that only proved the children had been slower than one
+    /// thread alone (61 s against 57 s, measured one after the other).
     fn with_helpers<T>(
         &mut self,
         p: &Position,
