@@ -501,23 +501,14 @@ impl Opponent {
             Opponent::Engine(program, args) => {
                 program_spec(&name, &program.display().to_string(), args) + ",movetime=2000"
             }
-            Opponent::Policy(file) => {
-                bridge_spec(
-                    &name,
-                    Kind::Policy,
-                    python,
-                    &file.display().to_string(),
-                    python_path,
-                ) + ",movetime=2000"
-            }
-            Opponent::Kaggle(file) => {
-                bridge_spec(
-                    &name,
-                    Kind::Kaggle,
-                    python,
-                    &file.display().to_string(),
-                    python_path,
-                ) + ",movetime=2000"
+            Opponent::Policy(file) | Opponent::Kaggle(file) => {
+                let kind = if matches!(self, Opponent::Policy(_)) {
+                    Kind::Policy
+                } else {
+                    Kind::Kaggle
+                };
+                let file = file.display().to_string();
+                bridge_spec(&name, kind, python, &file, python_path) + ",movetime=2000"
             }
         };
         text.parse().expect("a valid built-in spec")

@@ -1,7 +1,8 @@
 //! The student's submission made ready to grade, once copied into a folder
 //! of the student's user (`sandbox::copy_for`): built when it is an engine
-//! with a build command, and described as an engine spec (the program itself, or the Python
-//! bridge around a policy or a Kaggle agent), run in the student's sandbox.
+//! with a build command, and described as an engine spec (the program
+//! itself, or the Python bridge around a policy or a Kaggle agent), run in
+//! the student's sandbox.
 //!
 //! What goes wrong here is the student's to fix, not the grader's: it is
 //! told as a [`Refusal`] that every test shows.
