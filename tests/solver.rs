@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use common::cases;
 use connect4::bench::{Case, run};
-use connect4::score::win_base;
+use connect4::score::{Outcome, win_base};
 use connect4::search::Solver;
 use connect4::{Position, Rules};
 use rand::rngs::StdRng;
@@ -145,5 +145,37 @@ fn two_threads_give_the_same_exact_scores_as_one() {
             "{}",
             case.game
         );
+    }
+}
+
+#[test]
+fn the_outcome_move_keeps_the_outcome() {
+    // Checked against a second solver's exact score of the child, so a move
+    // taken from a stale or wrong table entry would show; on one thread
+    // and on two, with the table kept from position to position as the
+    // clocked search keeps it.
+    let mut judge = Solver::new(16).with_book(None);
+    for threads in [1, 2] {
+        let mut solver = Solver::new(16).with_book(None);
+        solver.set_threads(threads);
+        let mut set = cases("Test_L2_R2");
+        set.truncate(60);
+        set.extend(cases("Test_L1_R1").into_iter().take(60));
+        for case in &set {
+            let p = *case.game.position();
+            solver.set_budget(connect4::search::Budget::unlimited());
+            let (column, outcome) = solver.outcome_move_within(&p).unwrap();
+            assert_eq!(outcome, Outcome::of(case.score), "{}", case.game);
+            let mut child = p;
+            child.play(column);
+            let kept = if child.last_move_won() {
+                Outcome::Win
+            } else if child.is_full() {
+                Outcome::Draw
+            } else {
+                Outcome::of(-judge.solve(&child))
+            };
+            assert_eq!(kept, outcome, "{} then column {}", case.game, column + 1);
+        }
     }
 }

@@ -399,7 +399,7 @@ impl Solver {
             candidates = p.possible();
         }
         let lost_next = value == score::loss_next(p);
-        let cell = self.first_child_keeping(p, candidates, |solver, child| {
+        let cell = self.first_child_keeping(p, 0, candidates, |solver, child| {
             if child.is_full() {
                 value == 0
             } else {
@@ -412,18 +412,23 @@ impl Solver {
         Some((p.column_of(cell), value))
     }
 
-    /// The first of `candidates` (cells) in centre-first order whose child
-    /// `keeps` the value sought: `Some(Some(cell))`, `Some(None)` if no
-    /// child does, `None` if the budget ran out.
+    /// The first of `candidates` (cells) whose child `keeps` the value
+    /// sought, trying the cell `first` (if not 0) and then the rest in
+    /// centre-first order: `Some(Some(cell))`, `Some(None)` if no child
+    /// does, `None` if the budget ran out.
     fn first_child_keeping(
         &mut self,
         p: &Position,
+        first: u64,
         candidates: u64,
         mut keeps: impl FnMut(&mut Solver, &Position) -> bool,
     ) -> Option<Option<u64>> {
-        let order = self.order.clone();
-        for column in order {
-            let cell = candidates & column;
+        let rest = self
+            .order
+            .iter()
+            .map(|&column| candidates & column & !first);
+        let order: Vec<u64> = std::iter::once(first).chain(rest).collect();
+        for cell in order {
             if cell == 0 {
                 continue;
             }
@@ -438,6 +443,27 @@ impl Solver {
             }
         }
         Some(None)
+    }
+
+    /// The cell of the move the table holds for `p` (the one that proved
+    /// its lower bound, or its best), or 0 if none: after a proof of the
+    /// root, usually the move that keeps its value, found without
+    /// searching the moves before it again.
+    fn table_move(&self, p: &Position) -> u64 {
+        let (key, mirrored) = table_key(p);
+        let Some(column) = self.tt.get(key).and_then(|b| b.best) else {
+            return 0;
+        };
+        let column = if mirrored {
+            p.columns() - 1 - column
+        } else {
+            column
+        };
+        if column < p.columns() {
+            p.possible() & p.column_mask(column)
+        } else {
+            0
+        }
     }
 
     /// The table keys of the children after `moves` (cells), each with its
@@ -477,10 +503,11 @@ impl Solver {
 
     /// A move (0-based column) that keeps the outcome of `p` (which must
     /// not be over), and that outcome, within the current budget: the
-    /// outcome by null windows around 0 (a weak solve), then the first
-    /// move in centre-first order whose child keeps it, by one null-window
-    /// test each. Cheaper than [`Solver::best_move_within`], which also
-    /// finds the distance.
+    /// outcome by null windows around 0 (a weak solve), then a move whose
+    /// child keeps it, by one null-window test each: first the move the
+    /// table says proved the outcome (its child's bound is then in the
+    /// table too), then the others in centre-first order. Cheaper than
+    /// [`Solver::best_move_within`], which also finds the distance.
     pub fn outcome_move_within(&mut self, p: &Position) -> Option<(u32, Outcome)> {
         self.with_helpers(p, true, |solver| solver.outcome_move_alone(p))
     }
@@ -507,12 +534,9 @@ impl Solver {
         // The child's score for the opponent must be at most -1 (our win)
         // or at most 0 (our draw): a null window just above that bound.
         let bound = if outcome == Outcome::Win { -1 } else { 0 };
-        let cell = self.first_child_keeping(p, candidates, |solver, child| {
-            if child.is_full() {
-                outcome == Outcome::Draw
-            } else {
-                solver.negamax(child, bound, bound + 1) <= bound
-            }
+        let proved_by = self.table_move(p) & candidates;
+        let cell = self.first_child_keeping(p, proved_by, candidates, |solver, child| {
+            solver.child_keeps(child, bound)
         })?;
         let Some(cell) = cell else {
             // Some move keeps the outcome; reaching here would mean a table
@@ -521,6 +545,17 @@ impl Solver {
             return None;
         };
         Some((p.column_of(cell), outcome))
+    }
+
+    /// Whether `child` (after a move that does not hand the opponent a win
+    /// at once) scores at most `bound` for the opponent: a null-window
+    /// test just above it.
+    fn child_keeps(&mut self, child: &Position, bound: i32) -> bool {
+        if child.is_full() {
+            0 <= bound
+        } else {
+            self.negamax(child, bound, bound + 1) <= bound
+        }
     }
 
     /// Fail-soft negamax with alpha-beta.
