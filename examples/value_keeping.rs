@@ -9,13 +9,19 @@
 //! it (all lost, say) prove nothing and are counted apart. Misses are
 //! printed as move strings with the scores of their moves.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB] [--threads N] [--games N]`
+//! With `--games N` it plays games from the empty board instead, against
+//! an opponent that moves at random, or with `--blunders PCT` one that
+//! plays the solver's best move except for PCT percent of its moves,
+//! chosen at random: a strong opponent's occasional mistake hands the
+//! engine a position off the book's trees at any ply.
+//!
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB] [--threads N] [--games N [--blunders PCT]]`
 //! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
 //! engine's default table, one thread).
 
 use std::time::{Duration, Instant};
 
-use connect4::search::{DEFAULT_HASH_MB, Limits, Searcher, Solver};
+use connect4::search::{Budget, DEFAULT_HASH_MB, Limits, Searcher, Solver};
 use connect4::{Game, Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -69,10 +75,12 @@ fn engine_move(p: &Position, searcher: &mut Searcher, movetime: Duration) -> u32
         .best
 }
 
-/// Games from the empty board against a random opponent, every move of the
-/// engine checked (see the module's documentation).
-fn versus_random(
+/// Games from the empty board against an opponent that moves at random
+/// `blunders` percent of the time and otherwise plays the solver's best
+/// move, every move of the engine checked (see the module's documentation).
+fn versus_opponent(
     games: u64,
+    blunders: u64,
     rng: &mut StdRng,
     solver: &mut Solver,
     searcher: &mut Searcher,
@@ -99,16 +107,19 @@ fn versus_random(
                     }
                 }
                 column
-            } else {
+            } else if rng.random_range(0..100) < blunders {
                 let moves = p.legal_moves();
                 moves[rng.random_range(0..moves.len())]
+            } else {
+                solver.set_budget(Budget::unlimited());
+                solver.best_move_within(&p).expect("no budget to run out").0
             };
             game.play(i64::from(column) + 1).expect("a legal move");
         }
     }
     println!(
-        "against a random opponent, {games} games: kept {kept} of {total} \
-         (and {trivial} where every move keeps it)"
+        "against an opponent with {blunders}% random moves, {games} games: \
+         kept {kept} of {total} (and {trivial} where every move keeps it)"
     );
     for m in misses {
         println!("  missed {m}");
@@ -154,7 +165,15 @@ fn main() {
         if no_book { "off" } else { "on" }
     );
     if let Some(games) = option("--games") {
-        versus_random(games, &mut rng, &mut solver, &mut searcher, movetime);
+        let blunders = option("--blunders").unwrap_or(100).min(100);
+        versus_opponent(
+            games,
+            blunders,
+            &mut rng,
+            &mut solver,
+            &mut searcher,
+            movetime,
+        );
         return;
     }
     let (mut all_kept, mut all_total, mut all_trivial) = (0, 0, 0);
