@@ -15,6 +15,15 @@
 //! stored, their score is the best of the children's, and they are stored
 //! too, so that the side that is losing also finds its longest defence.
 //!
+//! A tree side that plays perfectly never leaves its tree, but one that
+//! errs does: a won position thrown away hands the opponent, who had no
+//! tree (it was losing), a position off the book. With *deviations* up to
+//! ply `D`, every tree turn before ply `D` that its side wins also follows
+//! each of its other moves, and where the opponent does not lose after
+//! one, the opponent's tree starts there: the engine on the losing side
+//! then has the book's answers once a strong opponent's mistake lets it
+//! back into the game.
+//!
 //! With a shard `I/N`, one run solves only the positions of the next
 //! unfinished ply whose key falls to shard `I`, so `N` jobs can share a ply;
 //! merging their files and running [`finish_plies`] (which
@@ -65,6 +74,9 @@ pub struct BuildOptions {
     pub shard: Option<Shard>,
     /// Save the book at least this often.
     pub checkpoint: Duration,
+    /// Cover the tree sides' mistakes at tree turns before this ply (see
+    /// the module's documentation); `None` keeps the book's setting.
+    pub deviations: Option<u32>,
 }
 
 /// How a build ended.
@@ -157,6 +169,9 @@ fn step(
                 if !child.is_over() {
                     step(book, &child, Turn::Reply, max_ply, seen, visit);
                 }
+                if m.score > 0 && p.moves_played() < book.deviations() {
+                    deviate(book, p, m.column, max_ply, seen, visit);
+                }
             }
         }
         Turn::Reply => {
@@ -167,6 +182,38 @@ fn step(
                     step(book, &child, Turn::Tree, max_ply, seen, visit);
                 }
             }
+        }
+    }
+}
+
+/// The tree side's mistakes at `p`, a tree turn it wins with the move
+/// `best`: each other move leads to a tree turn of the opponent, solved
+/// like any other; where the opponent does not lose (it was losing and is
+/// handed a draw or a win) its tree goes on from there.
+fn deviate(
+    book: &Book,
+    p: &Position,
+    best: u32,
+    max_ply: u32,
+    seen: &mut HashSet<(u64, Turn)>,
+    visit: &mut impl FnMut(&Position, Turn),
+) {
+    for c in p.legal_moves() {
+        if c == best || p.is_winning_move(c) {
+            continue;
+        }
+        let mut child = *p;
+        child.play(c);
+        if child.is_over() {
+            continue;
+        }
+        if book.lookup(&child).is_some_and(|m| m.score < 0) {
+            // The opponent loses anyway: its entry, but no tree.
+            if child.moves_played() <= max_ply && seen.insert((fold(&child).0, Turn::Tree)) {
+                visit(&child, Turn::Tree);
+            }
+        } else {
+            step(book, &child, Turn::Tree, max_ply, seen, visit);
         }
     }
 }
@@ -256,6 +303,11 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     // A book being built is not yet one to trust; solve from scratch.
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     let mut last_save = Instant::now();
+    if let Some(deviations) = options.deviations.filter(|&d| d != book.deviations()) {
+        // New tree turns may appear at any ply: count the complete ones again.
+        book.set_deviations(deviations);
+        book.set_complete_ply(0);
+    }
     let mut ply = finish_plies(book, options.depth);
     while ply < options.depth {
         let target = ply + 1;
@@ -376,9 +428,16 @@ mod tests {
     use crate::rules::Rules;
 
     fn small_book(depth: u32) -> Book {
+        small_book_with(depth, None)
+    }
+
+    fn small_book_with(depth: u32, deviations: Option<u32>) -> Book {
         let rules = Rules::new(5, 4, 4).unwrap();
         let mut book = Book::new(rules);
-        let dir = std::env::temp_dir().join(format!("c4build-{}-{depth}", std::process::id()));
+        // One folder per call: tests run side by side in one process.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("c4build-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let options = BuildOptions {
             depth,
@@ -386,11 +445,54 @@ mod tests {
             time: None,
             shard: None,
             checkpoint: Duration::from_secs(3600),
+            deviations,
         };
         let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
         assert_eq!(end, BuildEnd::Complete);
         std::fs::remove_dir_all(&dir).unwrap();
         book
+    }
+
+    #[test]
+    fn deviations_give_the_opponent_a_tree_after_a_mistake() {
+        let book = small_book_with(8, Some(5));
+        assert_eq!(book.deviations(), 5);
+        assert_eq!(book.complete_ply(), 8);
+        let plain = small_book(8);
+        assert!(
+            book.len() > plain.len(),
+            "{} against {}",
+            book.len(),
+            plain.len()
+        );
+        // Every won tree turn before ply 5: each other move after which the
+        // opponent does not lose (by a solver without the book) leads to a
+        // stored position, and the book's move there keeps the value.
+        let mut judge = Solver::new(16).with_book(None);
+        let mut checked = 0;
+        walk(&book, 8, |p, turn| {
+            let Some(m) = book.lookup(p) else { return };
+            if turn != Turn::Tree || p.moves_played() >= 5 || m.score <= 0 {
+                return;
+            }
+            for c in p.legal_moves() {
+                let mut q = *p;
+                q.play(c);
+                if c == m.column || q.is_over() || q.winning_moves() != 0 {
+                    continue;
+                }
+                let truth = judge.solve(&q);
+                if truth >= 0 {
+                    let stored = book.lookup(&q).expect("the opponent's tree starts");
+                    assert_eq!(stored.score, truth);
+                    checked += 1;
+                }
+            }
+        });
+        assert!(checked > 0);
+        let (verified, wrong) = verify(&book, usize::MAX, 0, 1, 16);
+        assert_eq!(verified, book.len());
+        assert!(wrong.is_empty(), "{wrong:?}");
     }
 
     #[test]
@@ -430,6 +532,7 @@ mod tests {
             time: None,
             shard: None,
             checkpoint: Duration::from_secs(3600),
+            deviations: None,
         };
         while merged.complete_ply() < 5 {
             let base = merged.clone();

@@ -8,8 +8,9 @@ use crate::rules::Rules;
 
 /// The first eight bytes of every book file.
 const MAGIC: &[u8; 8] = b"C4BOOK\0\n";
-/// The format version this build reads and writes.
-const VERSION: u16 = 1;
+/// The format version this build writes; it also reads version 1, whose
+/// byte 14 was reserved (no deviations).
+const VERSION: u16 = 2;
 /// Bytes before the first entry.
 const HEADER_BYTES: usize = 24;
 /// Bytes per entry: key, column, score.
@@ -71,7 +72,8 @@ pub(super) fn encode(book: &Book) -> Vec<u8> {
     out.push(book.rules.rows() as u8);
     out.push(book.rules.inarow() as u8);
     out.push(book.complete_ply as u8);
-    out.extend_from_slice(&[0, 0]);
+    out.push(book.deviations as u8);
+    out.push(0);
     out.extend_from_slice(&(book.entries.len() as u64).to_le_bytes());
     for e in &book.entries {
         out.extend_from_slice(&e.key.to_le_bytes());
@@ -96,9 +98,9 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         return Err("not a book file (it does not start with the book header)".into());
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(format!(
-            "version {version} is not supported (this build reads version {VERSION})"
+            "version {version} is not supported (this build reads versions 1 to {VERSION})"
         ));
     }
     let (columns, rows, inarow) = (bytes[10], bytes[11], bytes[12]);
@@ -106,6 +108,11 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         format!("the header names the board {columns}x{rows}x{inarow}, which is not valid: {e}")
     })?;
     let complete_ply = u32::from(bytes[13]);
+    let deviations = if version == 1 {
+        0
+    } else {
+        u32::from(bytes[14])
+    };
     let count = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
     let expected = (count as u128) * ENTRY_BYTES as u128 + (HEADER_BYTES + HASH_BYTES) as u128;
     if expected != bytes.len() as u128 {
@@ -145,9 +152,16 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         }
         entries.push(entry);
     }
+    let deepest_ply = entries
+        .iter()
+        .map(|e| super::plies_of(e.key, rules))
+        .max()
+        .unwrap_or(0);
     Ok(Book {
         rules,
         complete_ply,
+        deviations,
+        deepest_ply,
         entries,
     })
 }
@@ -187,6 +201,7 @@ mod tests {
             book.insert(game.position(), column, score);
         }
         book.set_complete_ply(2);
+        book.set_deviations(6);
         book
     }
 
@@ -196,6 +211,19 @@ mod tests {
         let bytes = encode(&book);
         assert_eq!(bytes.len(), HEADER_BYTES + 4 * ENTRY_BYTES + HASH_BYTES);
         assert_eq!(decode(&bytes).unwrap(), book);
+    }
+
+    #[test]
+    fn version_1_reads_without_deviations() {
+        let mut bytes = encode(&sample());
+        bytes[8] = 1;
+        bytes[14] = 0;
+        let body = bytes.len() - HASH_BYTES;
+        let hash = fnv1a(&bytes[..body]);
+        bytes[body..].copy_from_slice(&hash.to_le_bytes());
+        let old = decode(&bytes).unwrap();
+        assert_eq!(old.deviations(), 0);
+        assert_eq!(old.len(), sample().len());
     }
 
     #[test]

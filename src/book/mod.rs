@@ -12,19 +12,25 @@
 //! as an exact table entry. A position and its mirror image share one entry.
 //! See [`build`] for how it is made.
 //!
-//! # File format (version 1)
+//! With deviations (see [`build`]), a tree side's mistakes early in the game
+//! also start the opponent's tree where they let the opponent back in.
+//!
+//! # File format (version 2)
 //!
 //! Little-endian throughout:
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic "C4BOOK\0\n"
-//!      8     2  version (1)
+//!      8     2  version (2; version 1, whose byte 14 was reserved, is
+//!               read as deviations 0)
 //!     10     1  columns
 //!     11     1  rows
 //!     12     1  in-a-row
 //!     13     1  complete ply: every tree position up to this ply is stored
-//!     14     2  reserved (0)
+//!     14     1  deviations: the tree side's mistakes are covered at
+//!               tree turns before this ply (0: none)
+//!     15     1  reserved (0)
 //!     16     8  entry count n
 //!     24  10*n  entries, sorted by key, no key twice:
 //!                 8 bytes  key: the smaller of the position's key and its
@@ -73,8 +79,23 @@ const SHIPPED: &[u8] = include_bytes!("../../book/7x6x4.c4book");
 pub struct Book {
     rules: Rules,
     complete_ply: u32,
+    deviations: u32,
+    /// The most plies of a stored position (0 when empty).
+    deepest_ply: u32,
     /// Sorted by key, keys distinct.
     entries: Vec<Entry>,
+}
+
+/// The number of stones of the position whose key is `key` on `rules`'
+/// board. A key is the side to move's stones plus the occupied cells, so
+/// each column's bits (with their spare bit above the top) hold a number
+/// from `2^h - 1` to `2^(h+1) - 2` for a column of `h` stones.
+fn plies_of(key: u64, rules: Rules) -> u32 {
+    let height = rules.column_height();
+    let field = (1u64 << height) - 1;
+    (0..rules.columns())
+        .map(|c| 63 - (((key >> (c * height)) & field) + 1).leading_zeros())
+        .sum()
 }
 
 /// The key a position is stored under, and whether that is its mirror
@@ -94,6 +115,8 @@ impl Book {
         Book {
             rules,
             complete_ply: 0,
+            deviations: 0,
+            deepest_ply: 0,
             entries: Vec::new(),
         }
     }
@@ -141,6 +164,23 @@ impl Book {
     /// Records that every tree position up to `ply` is stored.
     pub fn set_complete_ply(&mut self, ply: u32) {
         self.complete_ply = ply;
+    }
+
+    /// The trees cover their side's mistakes at tree turns before this
+    /// ply (0: none): see [`build`].
+    pub fn deviations(&self) -> u32 {
+        self.deviations
+    }
+
+    /// Sets the ply before which the trees cover their side's mistakes.
+    pub fn set_deviations(&mut self, ply: u32) {
+        self.deviations = ply;
+    }
+
+    /// The most plies of any stored position: the book has nothing to say
+    /// about deeper ones.
+    pub fn deepest_ply(&self) -> u32 {
+        self.deepest_ply
     }
 
     /// Number of stored positions.
@@ -197,10 +237,11 @@ impl Book {
             Ok(i) => self.entries[i] = entry,
             Err(i) => self.entries.insert(i, entry),
         }
+        self.deepest_ply = self.deepest_ply.max(p.moves_played());
     }
 
     /// Adds every entry of `other` (same board) that this book lacks, and
-    /// keeps the smaller of the two complete plies.
+    /// keeps the smaller of the two complete plies and deviation plies.
     pub fn merge(&mut self, other: &Book) -> Result<(), BookError> {
         if other.rules != self.rules {
             return Err(BookError::OtherRules {
@@ -228,6 +269,8 @@ impl Book {
         }
         self.entries = merged;
         self.complete_ply = self.complete_ply.min(other.complete_ply);
+        self.deepest_ply = self.deepest_ply.max(other.deepest_ply);
+        self.deviations = self.deviations.min(other.deviations);
         Ok(())
     }
 
@@ -271,6 +314,27 @@ mod tests {
             let m = book.lookup(&position("")).unwrap();
             assert_eq!((m.column, m.score), (3, 1));
         }
+    }
+
+    #[test]
+    fn a_key_tells_its_plies() {
+        let small = Rules::new(5, 4, 4).unwrap();
+        for (rules, moves) in [
+            (Rules::STANDARD, ""),
+            (Rules::STANDARD, "4"),
+            (Rules::STANDARD, "444444"),
+            (Rules::STANDARD, "12345671234567"),
+            (small, "11112222"),
+        ] {
+            let p = *Game::from_move_string(rules, moves).unwrap().position();
+            assert_eq!(plies_of(fold(&p).0, rules), p.moves_played(), "{moves}");
+        }
+        let mut book = Book::new(Rules::STANDARD);
+        book.insert(&position("4444"), 3, 1);
+        book.insert(&position("43"), 3, 1);
+        assert_eq!(book.deepest_ply(), 4);
+        let read = Book::from_bytes(&book.to_bytes()).unwrap();
+        assert_eq!(read.deepest_ply(), 4);
     }
 
     #[test]

@@ -57,6 +57,12 @@ pub struct BuildArgs {
     /// Save at least this often, in seconds.
     #[arg(long, default_value_t = 60)]
     checkpoint: u64,
+    /// Also cover the mistakes of a tree's side at its turns before this
+    /// ply: where a mistake lets the opponent back into the game, the
+    /// opponent's tree starts (default: the book's own setting, 0 for a
+    /// new book: none).
+    #[arg(long, value_name = "PLY")]
+    deviations: Option<u32>,
 }
 
 /// Arguments of `book merge`.
@@ -158,6 +164,7 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         time,
         shard: args.shard.map(|s| s.0),
         checkpoint: Duration::from_secs(args.checkpoint),
+        deviations: args.deviations,
     };
     let before = book.len();
     let start = Instant::now();
@@ -228,6 +235,7 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     let bytes = book.to_bytes().len();
     writeln!(out, "board {}", book.rules())?;
     writeln!(out, "complete to ply {}", book.complete_ply())?;
+    writeln!(out, "mistakes covered before ply {}", book.deviations())?;
     writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
     for (ply, n) in build::entries_per_ply(&book).iter().enumerate() {
         writeln!(out, "  ply {ply:2}: {n}")?;

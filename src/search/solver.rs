@@ -115,7 +115,7 @@ impl Solver {
 
     /// See [`Solver::with_book`].
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
-        self.book_plies = book.as_ref().map_or(0, |b| b.complete_ply() + 1);
+        self.book_plies = book.as_ref().map_or(0, |b| b.deepest_ply());
         self.book = book.filter(|b| !b.is_empty());
     }
 
