@@ -5,8 +5,8 @@
 # next ply's array and merge itself.
 #
 #   scripts/slurm/submit-book.sh --depth D [--tasks N] [--dir DIR] [--from BOOK]
-#                                [--rules CxRxK] [--hash-mb M] [--connect4 PATH]
-#                                [--sbatch OPTION]...
+#                                [--rules CxRxK] [--hash-mb M] [--deviations PLY]
+#                                [--connect4 PATH] [--sbatch OPTION]...
 #
 #   --depth D        build the book down to this ply (as `connect4 book build --depth`)
 #   --tasks N        array tasks per ply (default 8)
@@ -16,6 +16,9 @@
 #   --rules CxRxK    the board of a new book (default 7x6x4)
 #   --hash-mb M      each task's solver table in MiB (default 1024; ask Slurm for
 #                    that much memory and more, such as --sbatch --mem=2G)
+#   --deviations PLY also cover a tree side's mistakes at its turns before this
+#                    ply (as `connect4 book build --deviations`; default: the
+#                    book's own setting)
 #   --connect4 PATH  the engine binary (default target/release/connect4, built if missing)
 #   --sbatch OPTION  an extra sbatch option for every job (repeat for more)
 #
@@ -26,7 +29,7 @@ set -euo pipefail
 # shellcheck source=scripts/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" c4="" sbatch_extra=()
+tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" deviations="" c4="" sbatch_extra=()
 while (($#)); do
     case $1 in
     --depth) depth=${2:?--depth needs a ply}; shift 2 ;;
@@ -35,6 +38,7 @@ while (($#)); do
     --from) from=${2:?--from needs a book}; shift 2 ;;
     --rules) rules=${2:?--rules needs a board}; shift 2 ;;
     --hash-mb) hash_mb=${2:?--hash-mb needs a size}; shift 2 ;;
+    --deviations) deviations=${2:?--deviations needs a ply}; shift 2 ;;
     --connect4) c4=${2:?--connect4 needs a path}; shift 2 ;;
     --sbatch) sbatch_extra+=("${2:?--sbatch needs an option}"); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -44,6 +48,8 @@ done
 [[ $depth =~ ^[0-9]+$ ]] || die "--depth '${depth}': expected the ply to build the book to, such as --depth 12"
 [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
 [[ $hash_mb =~ ^[1-9][0-9]*$ ]] || die "--hash-mb '$hash_mb': expected a positive whole number of MiB"
+[[ -z $deviations || $deviations =~ ^[0-9]+$ ]] ||
+    die "--deviations '$deviations': expected the ply before which mistakes are covered, such as --deviations 6"
 need_slurm
 
 root=$(repo_root)
@@ -65,6 +71,11 @@ if [[ -n $from ]]; then
 elif [[ ! -e $book ]]; then
     "$c4" book build --out "$book" --rules "$rules" --depth 0 --hash-mb 1 >/dev/null ||
         die "could not start a book for the board '$rules'"
+fi
+if [[ -n $deviations ]]; then
+    # Recorded in the book, so every task and merge follows it.
+    "$c4" book build --out "$book" --depth 0 --deviations "$deviations" --hash-mb 16 >/dev/null ||
+        die "could not set --deviations $deviations on $book"
 fi
 complete=$("$c4" book stats "$book" | sed -n 's/^complete to ply //p')
 if ((complete >= depth)); then
