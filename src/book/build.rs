@@ -68,6 +68,8 @@ pub struct BuildOptions {
     pub depth: u32,
     /// The solver's table size in MiB.
     pub hash_mb: usize,
+    /// Threads of the solver (see [`Solver::set_threads`]).
+    pub threads: usize,
     /// Stop (after saving) when this much time has passed.
     pub time: Option<Duration>,
     /// Solve only this part of the next unfinished ply.
@@ -302,6 +304,7 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     let deadline = options.time.map(|t| start + t);
     // A book being built is not yet one to trust; solve from scratch.
     let mut solver = Solver::new(options.hash_mb).with_book(None);
+    solver.set_threads(options.threads);
     let mut last_save = Instant::now();
     if let Some(deviations) = options.deviations.filter(|&d| d != book.deviations()) {
         // New tree turns may appear at any ply: count the complete ones again.
@@ -428,10 +431,10 @@ mod tests {
     use crate::rules::Rules;
 
     fn small_book(depth: u32) -> Book {
-        small_book_with(depth, None)
+        small_book_with(depth, None, 1)
     }
 
-    fn small_book_with(depth: u32, deviations: Option<u32>) -> Book {
+    fn small_book_with(depth: u32, deviations: Option<u32>, threads: usize) -> Book {
         let rules = Rules::new(5, 4, 4).unwrap();
         let mut book = Book::new(rules);
         // One folder per call: tests run side by side in one process.
@@ -442,6 +445,7 @@ mod tests {
         let options = BuildOptions {
             depth,
             hash_mb: 16,
+            threads,
             time: None,
             shard: None,
             checkpoint: Duration::from_secs(3600),
@@ -455,7 +459,7 @@ mod tests {
 
     #[test]
     fn deviations_give_the_opponent_a_tree_after_a_mistake() {
-        let book = small_book_with(8, Some(5));
+        let book = small_book_with(8, Some(5), 1);
         assert_eq!(book.deviations(), 5);
         assert_eq!(book.complete_ply(), 8);
         let plain = small_book(8);
@@ -496,6 +500,14 @@ mod tests {
     }
 
     #[test]
+    fn two_threads_build_the_same_book() {
+        assert_eq!(
+            small_book_with(7, Some(4), 2),
+            small_book_with(7, Some(4), 1)
+        );
+    }
+
+    #[test]
     fn every_entry_agrees_with_the_solver() {
         let book = small_book(8);
         assert_eq!(book.complete_ply(), 8);
@@ -529,6 +541,7 @@ mod tests {
         let mut options = BuildOptions {
             depth: 5,
             hash_mb: 16,
+            threads: 1,
             time: None,
             shard: None,
             checkpoint: Duration::from_secs(3600),

@@ -50,6 +50,9 @@ pub struct BuildArgs {
     /// The solver's table size in MiB.
     #[arg(long, default_value_t = 1024)]
     hash_mb: usize,
+    /// Threads that search, sharing the table (helpers prove the outcome and the root's children).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
     /// Solve only part I of N of the next unfinished ply (for job arrays);
     /// `book merge` puts the parts together.
     #[arg(long)]
@@ -161,6 +164,7 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
     let options = BuildOptions {
         depth: args.depth,
         hash_mb: args.hash_mb,
+        threads: args.threads as usize,
         time,
         shard: args.shard.map(|s| s.0),
         checkpoint: Duration::from_secs(args.checkpoint),
