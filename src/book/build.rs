@@ -31,6 +31,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Book, BookError, fold};
@@ -302,7 +303,6 @@ pub fn finish_plies(book: &mut Book, depth: u32) -> u32 {
 pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<BuildEnd, BookError> {
     let start = Instant::now();
     let deadline = options.time.map(|t| start + t);
-    // A book being built is not yet one to trust; solve from scratch.
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
@@ -314,6 +314,11 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     let mut ply = finish_plies(book, options.depth);
     while ply < options.depth {
         let target = ply + 1;
+        // The entries stored so far, each an exact solve, serve as exact
+        // table entries: a position off the trees early in the game (a
+        // deviation) transposes into them all the time. `connect4 solve
+        // 443` takes 0.12 s with the shipped book, 3.2 s without.
+        solver.set_book(Some(Arc::new(book.clone())));
         let mut todo = frontier(book, target);
         if let Some(shard) = options.shard {
             todo.retain(|p| shard.owns(fold(p).0));
