@@ -240,7 +240,9 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     writeln!(out, "board {}", book.rules())?;
     writeln!(out, "complete to ply {}", book.complete_ply())?;
     writeln!(out, "mistakes covered before ply {}", book.deviations())?;
+    writeln!(out, "deepest stored ply {}", book.deepest_ply())?;
     writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
+    // Per ply, the positions the walk of the complete plies reaches.
     for (ply, n) in build::entries_per_ply(&book).iter().enumerate() {
         writeln!(out, "  ply {ply:2}: {n}")?;
     }
