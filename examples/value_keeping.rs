@@ -15,11 +15,17 @@
 //! chosen at random: a strong opponent's occasional mistake hands the
 //! engine a position off the book's trees at any ply.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book] [--seed S] [--hash-mb MB] [--threads N] [--games N [--blunders PCT]]`
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book | --book FILE] [--seed S] [--hash-mb MB] [--threads N] [--games N [--blunders PCT]]`
 //! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
-//! engine's default table, one thread).
+//! engine's default table, one thread). `--book FILE` gives the engine
+//! another book, such as one still being built; the labels always come
+//! from the solver with the shipped book.
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use connect4::book::Book;
 
 use connect4::search::{Budget, DEFAULT_HASH_MB, Limits, Searcher, Solver};
 use connect4::{Game, Position, Rules};
@@ -156,13 +162,27 @@ fn main() {
     let mut solver = Solver::new(DEFAULT_HASH_MB);
     let mut searcher = Searcher::new(hash_mb);
     searcher.set_threads(threads);
-    if no_book {
+    let fail = |message: String| -> ! {
+        eprintln!("value_keeping: {message}");
+        std::process::exit(2)
+    };
+    let book_file = args.iter().position(|a| a == "--book").map(|i| {
+        args.get(i + 1)
+            .unwrap_or_else(|| fail("--book needs a file".into()))
+    });
+    let book_name = if no_book {
         searcher.set_book(None);
-    }
+        "off".to_string()
+    } else if let Some(file) = book_file {
+        let book = Book::load(Path::new(file)).unwrap_or_else(|e| fail(e.to_string()));
+        searcher.set_book(Some(Arc::new(book)));
+        file.clone()
+    } else {
+        "shipped".to_string()
+    };
     println!(
-        "value keeping at {} ms a move, book {}, hash {hash_mb} MiB, {threads} thread(s), seed {seed}",
+        "value keeping at {} ms a move, book {book_name}, hash {hash_mb} MiB, {threads} thread(s), seed {seed}",
         movetime.as_millis(),
-        if no_book { "off" } else { "on" }
     );
     if let Some(games) = option("--games") {
         let blunders = option("--blunders").unwrap_or(100).min(100);
