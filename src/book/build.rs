@@ -286,10 +286,11 @@ fn add_replies(book: &mut Book, ply: u32) {
     }
 }
 
-/// Marks every ply up to `depth` whose tree turns are all stored as
-/// complete, and stores the reply turns that became known. Returns the
-/// complete ply.
+/// Marks every ply up to `depth` (at most the board's cells: no game is
+/// longer) whose tree turns are all stored as complete, and stores the
+/// reply turns that became known. Returns the complete ply.
 pub fn finish_plies(book: &mut Book, depth: u32) -> u32 {
+    let depth = depth.min(book.rules().cells());
     let mut complete = book.complete_ply();
     while complete < depth && frontier(book, complete + 1).is_empty() {
         complete += 1;
@@ -299,20 +300,23 @@ pub fn finish_plies(book: &mut Book, depth: u32) -> u32 {
     complete
 }
 
-/// Builds `book` up to `options.depth`, saving it to `out` as it goes.
+/// Builds `book` up to `options.depth` (or the end of the game), saving it
+/// to `out` as it goes.
 pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<BuildEnd, BookError> {
     let start = Instant::now();
     let deadline = options.time.map(|t| start + t);
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
-    if let Some(deviations) = options.deviations.filter(|&d| d != book.deviations()) {
+    let deviations = options.deviations.map(|d| d.min(book.rules().cells()));
+    if let Some(deviations) = deviations.filter(|&d| d != book.deviations()) {
         // New tree turns may appear at any ply: count the complete ones again.
         book.set_deviations(deviations);
         book.set_complete_ply(0);
     }
-    let mut ply = finish_plies(book, options.depth);
-    while ply < options.depth {
+    let depth = options.depth.min(book.rules().cells());
+    let mut ply = finish_plies(book, depth);
+    while ply < depth {
         let target = ply + 1;
         // The entries stored so far, each an exact solve, serve as exact
         // table entries: a position off the trees early in the game (a
@@ -348,7 +352,7 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
             return Ok(BuildEnd::ShardDone);
         }
         // Every tree turn of ply `target` is solved now, so this advances.
-        ply = finish_plies(book, options.depth);
+        ply = finish_plies(book, depth);
         book.save(out)?;
         last_save = Instant::now();
     }
@@ -502,6 +506,33 @@ mod tests {
         let (verified, wrong) = verify(&book, usize::MAX, 0, 1, 16);
         assert_eq!(verified, book.len());
         assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn a_depth_past_the_end_of_the_game_stops_there() {
+        // 4x4x4 is solved to its end in a moment; a depth of 300 (or the
+        // merge's unlimited one) must neither run on nor claim ply 300.
+        let rules = Rules::new(4, 4, 4).unwrap();
+        let mut book = Book::new(rules);
+        let dir = std::env::temp_dir().join(format!("c4deep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = BuildOptions {
+            depth: 300,
+            hash_mb: 16,
+            threads: 1,
+            time: None,
+            shard: None,
+            checkpoint: Duration::from_secs(3600),
+            deviations: Some(300),
+        };
+        let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
+        assert_eq!(end, BuildEnd::Complete);
+        assert_eq!(book.complete_ply(), 16);
+        assert_eq!(book.deviations(), 16);
+        assert_eq!(finish_plies(&mut book, u32::MAX), 16);
+        let read = Book::load(&dir.join("b.c4book")).unwrap();
+        assert_eq!((read.complete_ply(), read.deviations()), (16, 16));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

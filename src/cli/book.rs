@@ -64,7 +64,7 @@ pub struct BuildArgs {
     /// ply: where a mistake lets the opponent back into the game, the
     /// opponent's tree starts (default: the book's own setting, 0 for a
     /// new book: none).
-    #[arg(long, value_name = "PLY")]
+    #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
     deviations: Option<u32>,
 }
 
