@@ -161,9 +161,10 @@ impl Book {
         self.complete_ply
     }
 
-    /// Records that every tree position up to `ply` is stored.
+    /// Records that every tree position up to `ply` is stored (at most the
+    /// board's cells: no game is longer).
     pub fn set_complete_ply(&mut self, ply: u32) {
-        self.complete_ply = ply;
+        self.complete_ply = ply.min(self.rules.cells());
     }
 
     /// The trees cover their side's mistakes at tree turns before this
@@ -172,9 +173,10 @@ impl Book {
         self.deviations
     }
 
-    /// Sets the ply before which the trees cover their side's mistakes.
+    /// Sets the ply before which the trees cover their side's mistakes (at
+    /// most the board's cells).
     pub fn set_deviations(&mut self, ply: u32) {
-        self.deviations = ply;
+        self.deviations = ply.min(self.rules.cells());
     }
 
     /// The most plies of any stored position: the book has nothing to say
@@ -335,6 +337,16 @@ mod tests {
         assert_eq!(book.deepest_ply(), 4);
         let read = Book::from_bytes(&book.to_bytes()).unwrap();
         assert_eq!(read.deepest_ply(), 4);
+    }
+
+    #[test]
+    fn plies_past_the_end_of_the_game_are_the_end() {
+        // The header has one byte for each: 300 must not come back as 44.
+        let mut book = Book::new(Rules::STANDARD);
+        book.set_complete_ply(300);
+        book.set_deviations(300);
+        let read = Book::from_bytes(&book.to_bytes()).unwrap();
+        assert_eq!((read.complete_ply(), read.deviations()), (42, 42));
     }
 
     #[test]
