@@ -399,14 +399,9 @@ impl Solver {
             candidates = p.possible();
         }
         let lost_next = value == score::loss_next(p);
+        // The child scores -value for the opponent iff it is at most -value.
         let cell = self.first_child_keeping(p, 0, candidates, |solver, child| {
-            if child.is_full() {
-                value == 0
-            } else {
-                // The child scores -value for the opponent iff it is at
-                // most -value: a null-window test at -value.
-                lost_next || -solver.negamax(child, -value, -value + 1) >= value
-            }
+            lost_next || solver.child_keeps(child, -value)
         })?;
         let cell = cell.expect("some move achieves the value of the position");
         Some((p.column_of(cell), value))
