@@ -157,10 +157,9 @@ fn step(
     seen: &mut HashSet<(u64, Turn)>,
     visit: &mut impl FnMut(&Position, Turn),
 ) {
-    if p.moves_played() > max_ply || !seen.insert((fold(p).0, turn)) {
+    if !arrive(p, turn, max_ply, seen, visit) {
         return;
     }
-    visit(p, turn);
     match turn {
         Turn::Tree => {
             if p.winning_moves() != 0 {
@@ -189,6 +188,22 @@ fn step(
     }
 }
 
+/// Visits `p` at `turn` unless it lies past `max_ply` or was visited
+/// before; whether it did.
+fn arrive(
+    p: &Position,
+    turn: Turn,
+    max_ply: u32,
+    seen: &mut HashSet<(u64, Turn)>,
+    visit: &mut impl FnMut(&Position, Turn),
+) -> bool {
+    if p.moves_played() > max_ply || !seen.insert((fold(p).0, turn)) {
+        return false;
+    }
+    visit(p, turn);
+    true
+}
+
 /// The tree side's mistakes at `p`, a tree turn it wins with the move
 /// `best`: each other move leads to a tree turn of the opponent, solved
 /// like any other; where the opponent does not lose (it was losing and is
@@ -212,9 +227,7 @@ fn deviate(
         }
         if book.lookup(&child).is_some_and(|m| m.score < 0) {
             // The opponent loses anyway: its entry, but no tree.
-            if child.moves_played() <= max_ply && seen.insert((fold(&child).0, Turn::Tree)) {
-                visit(&child, Turn::Tree);
-            }
+            arrive(&child, Turn::Tree, max_ply, seen, visit);
         } else {
             step(book, &child, Turn::Tree, max_ply, seen, visit);
         }
@@ -308,11 +321,13 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
-    let deviations = options.deviations.map(|d| d.min(book.rules().cells()));
-    if let Some(deviations) = deviations.filter(|&d| d != book.deviations()) {
-        // New tree turns may appear at any ply: count the complete ones again.
+    if let Some(deviations) = options.deviations {
+        let before = book.deviations();
         book.set_deviations(deviations);
-        book.set_complete_ply(0);
+        if book.deviations() != before {
+            // New tree turns may appear at any ply: count the complete ones again.
+            book.set_complete_ply(0);
+        }
     }
     let depth = options.depth.min(book.rules().cells());
     let mut ply = finish_plies(book, depth);
