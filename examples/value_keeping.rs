@@ -26,7 +26,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use connect4::book::Book;
-
 use connect4::search::{Budget, DEFAULT_HASH_MB, Limits, Searcher, Solver};
 use connect4::{Game, Position, Rules};
 use rand::rngs::StdRng;
