@@ -8,13 +8,17 @@ use crate::rules::Rules;
 
 /// The first eight bytes of every book file.
 const MAGIC: &[u8; 8] = b"C4BOOK\0\n";
-/// The format version this build writes; it also reads version 1, whose
-/// byte 14 was reserved (no deviations).
-const VERSION: u16 = 2;
+/// The format version this build writes: keys as varint gaps. It also
+/// reads versions 1 and 2 (fixed 10-byte entries; version 1's byte 14 was
+/// reserved, so no deviations).
+const VERSION: u16 = 3;
 /// Bytes before the first entry.
 const HEADER_BYTES: usize = 24;
-/// Bytes per entry: key, column, score.
-const ENTRY_BYTES: usize = 10;
+/// Bytes per entry in versions 1 and 2: key, column, score.
+const FIXED_ENTRY_BYTES: usize = 10;
+/// The fewest bytes an entry takes in version 3: a one-byte gap, column,
+/// score.
+const MIN_ENTRY_BYTES: usize = 3;
 /// Bytes of the trailing hash.
 const HASH_BYTES: usize = 8;
 
@@ -65,7 +69,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The book's bytes.
 pub(super) fn encode(book: &Book) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_BYTES + ENTRY_BYTES * book.len() + HASH_BYTES);
+    let mut out = Vec::with_capacity(HEADER_BYTES + 5 * book.len() + HASH_BYTES);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.push(book.rules.columns() as u8);
@@ -75,14 +79,45 @@ pub(super) fn encode(book: &Book) -> Vec<u8> {
     out.push(book.deviations as u8);
     out.push(0);
     out.extend_from_slice(&(book.entries.len() as u64).to_le_bytes());
+    let mut previous = 0;
     for e in &book.entries {
-        out.extend_from_slice(&e.key.to_le_bytes());
+        push_varint(&mut out, e.key - previous);
         out.push(e.column);
         out.push(e.score as u8);
+        previous = e.key;
     }
     let hash = fnv1a(&out);
     out.extend_from_slice(&hash.to_le_bytes());
     out
+}
+
+/// Appends `value` as an unsigned LEB128 varint: seven bits a byte, low
+/// bits first, the high bit set on every byte but the last.
+fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Reads a varint at `*at` and moves past it; `None` if the bytes end
+/// inside it or it does not fit 64 bits.
+fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        let bits = u64::from(byte & 0x7f);
+        if shift == 63 && bits > 1 {
+            return None;
+        }
+        value |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// Parses a book; the error says what is wrong, without a file name.
@@ -98,7 +133,7 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         return Err("not a book file (it does not start with the book header)".into());
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    if version != VERSION && version != 1 {
+    if !(1..=VERSION).contains(&version) {
         return Err(format!(
             "version {version} is not supported (this build reads versions 1 to {VERSION})"
         ));
@@ -114,29 +149,34 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         u32::from(bytes[14])
     };
     let count = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
-    let expected = (count as u128) * ENTRY_BYTES as u128 + (HEADER_BYTES + HASH_BYTES) as u128;
-    if expected != bytes.len() as u128 {
+    let body = bytes.len() - HASH_BYTES;
+    if version < 3 {
+        let expected =
+            (count as u128) * FIXED_ENTRY_BYTES as u128 + (HEADER_BYTES + HASH_BYTES) as u128;
+        if expected != bytes.len() as u128 {
+            return Err(format!(
+                "the header announces {count} entries ({expected} bytes) but the file has {} \
+                 bytes: it is truncated or damaged",
+                bytes.len()
+            ));
+        }
+    } else if count > ((body - HEADER_BYTES) / MIN_ENTRY_BYTES) as u64 {
         return Err(format!(
-            "the header announces {count} entries ({expected} bytes) but the file has {} bytes: \
-             it is truncated or damaged",
+            "the header announces {count} entries but the file has only {} bytes: it is \
+             truncated or damaged",
             bytes.len()
         ));
     }
-    let body = bytes.len() - HASH_BYTES;
     let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
     if fnv1a(&bytes[..body]) != stored {
-        return Err("the check hash does not match: the file is damaged".into());
+        return Err("the check hash does not match: the file is truncated or damaged".into());
     }
-    let mut entries = Vec::with_capacity(count as usize);
-    for (i, chunk) in bytes[HEADER_BYTES..body]
-        .chunks_exact(ENTRY_BYTES)
-        .enumerate()
-    {
-        let entry = Entry {
-            key: u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes")),
-            column: chunk[8],
-            score: chunk[9] as i8,
-        };
+    let entries = if version < 3 {
+        fixed_entries(&bytes[HEADER_BYTES..body])
+    } else {
+        varint_entries(&bytes[HEADER_BYTES..body], count)?
+    };
+    for (i, entry) in entries.iter().enumerate() {
         if u32::from(entry.column) >= rules.columns() {
             return Err(format!(
                 "entry {i} names column {} on a board of {} columns",
@@ -144,13 +184,9 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
                 rules.columns()
             ));
         }
-        if entries
-            .last()
-            .is_some_and(|last: &Entry| last.key >= entry.key)
-        {
+        if i > 0 && entries[i - 1].key >= entry.key {
             return Err(format!("entry {i} is out of order"));
         }
-        entries.push(entry);
     }
     let deepest_ply = entries
         .iter()
@@ -164,6 +200,57 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         deepest_ply,
         entries,
     })
+}
+
+/// The entries of a version 1 or 2 body: 10 bytes each.
+fn fixed_entries(body: &[u8]) -> Vec<Entry> {
+    body.chunks_exact(FIXED_ENTRY_BYTES)
+        .map(|chunk| Entry {
+            key: u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes")),
+            column: chunk[8],
+            score: chunk[9] as i8,
+        })
+        .collect()
+}
+
+/// The `count` entries of a version 3 body: each key as its gap from the
+/// previous one (the first from 0) in a varint, then column and score.
+fn varint_entries(body: &[u8], count: u64) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::with_capacity(count as usize);
+    let mut at = 0;
+    let mut key: u64 = 0;
+    for i in 0..count {
+        let gap = read_varint(body, &mut at);
+        let (Some(gap), Some(&column), Some(&score)) = (gap, body.get(at), body.get(at + 1)) else {
+            return Err(format!(
+                "entry {i} of {count} is cut short: the file is truncated or damaged"
+            ));
+        };
+        at += 2;
+        if i > 0 && gap == 0 {
+            return Err(format!("entry {i} is out of order"));
+        }
+        key = key
+            .checked_add(gap)
+            .ok_or_else(|| format!("entry {i} has a key past 64 bits: the file is damaged"))?;
+        entries.push(Entry {
+            key,
+            column,
+            score: score as i8,
+        });
+    }
+    if at != body.len() {
+        let extra = body.len() - at;
+        let (unit, verb) = if extra == 1 {
+            ("byte", "follows")
+        } else {
+            ("bytes", "follow")
+        };
+        return Err(format!(
+            "{extra} {unit} {verb} the last of the {count} entries: the file is damaged"
+        ));
+    }
+    Ok(entries)
 }
 
 /// Reads a book file.
@@ -209,21 +296,88 @@ mod tests {
     fn round_trips() {
         let book = sample();
         let bytes = encode(&book);
-        assert_eq!(bytes.len(), HEADER_BYTES + 4 * ENTRY_BYTES + HASH_BYTES);
+        assert!(bytes.len() < HEADER_BYTES + 4 * FIXED_ENTRY_BYTES + HASH_BYTES);
         assert_eq!(decode(&bytes).unwrap(), book);
     }
 
     #[test]
-    fn version_1_reads_without_deviations() {
-        let mut bytes = encode(&sample());
-        bytes[8] = 1;
-        bytes[14] = 0;
-        let body = bytes.len() - HASH_BYTES;
-        let hash = fnv1a(&bytes[..body]);
-        bytes[body..].copy_from_slice(&hash.to_le_bytes());
-        let old = decode(&bytes).unwrap();
+    fn varints_round_trip_at_their_edges() {
+        for value in [0, 1, 0x7f, 0x80, 0x3fff, 0x4000, u64::MAX >> 1, u64::MAX] {
+            let mut bytes = Vec::new();
+            push_varint(&mut bytes, value);
+            let mut at = 0;
+            assert_eq!(read_varint(&bytes, &mut at), Some(value), "{value}");
+            assert_eq!(at, bytes.len());
+            assert_eq!(read_varint(&bytes[..bytes.len() - 1], &mut 0), None);
+        }
+        // Ten bytes whose last carries more than the 64th bit.
+        let mut too_big = vec![0xff; 9];
+        too_big.push(0x02);
+        assert_eq!(read_varint(&too_big, &mut 0), None);
+    }
+
+    /// The sample in the fixed 10-byte layout of versions 1 and 2.
+    fn fixed_layout(version: u8) -> Vec<u8> {
+        let book = sample();
+        let mut bytes = encode(&book)[..HEADER_BYTES].to_vec();
+        bytes[8] = version;
+        if version == 1 {
+            bytes[14] = 0;
+        }
+        for e in &book.entries {
+            bytes.extend_from_slice(&e.key.to_le_bytes());
+            bytes.push(e.column);
+            bytes.push(e.score as u8);
+        }
+        let hash = fnv1a(&bytes);
+        bytes.extend_from_slice(&hash.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn older_versions_still_read() {
+        let old = decode(&fixed_layout(1)).unwrap();
         assert_eq!(old.deviations(), 0);
-        assert_eq!(old.len(), sample().len());
+        assert_eq!(old.entries, sample().entries);
+        assert_eq!(decode(&fixed_layout(2)).unwrap(), sample());
+        let cut = fixed_layout(2);
+        let problem = decode(&cut[..cut.len() - 10]).unwrap_err().to_string();
+        assert!(problem.contains("announces 4 entries"), "{problem}");
+    }
+
+    /// `bytes` with the body replaced and the count and hash to match.
+    fn with_body(bytes: &[u8], count: u64, body: &[u8]) -> Vec<u8> {
+        let mut out = bytes[..HEADER_BYTES].to_vec();
+        out[16..24].copy_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(body);
+        let hash = fnv1a(&out);
+        out.extend_from_slice(&hash.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn bad_bodies_are_named() {
+        let bytes = encode(&sample());
+        let problem = |count, body: &[u8]| {
+            decode(&with_body(&bytes, count, body))
+                .unwrap_err()
+                .to_string()
+        };
+        // A gap of 0 after the first entry repeats a key.
+        assert!(problem(2, &[5, 3, 0, 0, 3, 0]).contains("entry 1 is out of order"));
+        // The last entry lacks its score.
+        assert!(problem(2, &[0x85, 0x01, 3, 0, 1, 3]).contains("entry 1 of 2 is cut short"));
+        assert!(problem(1, &[5, 3, 0, 9]).contains("1 byte follows"));
+        assert!(problem(1, &[5, 3, 0, 9, 9]).contains("2 bytes follow"));
+        assert!(problem(1, &[5, 7, 0]).contains("names column 7"));
+        let past = problem(
+            2,
+            &[
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 1, 0, 0,
+            ],
+        );
+        assert!(past.contains("past 64 bits"), "{past}");
+        assert!(problem(1_000, &[5, 3, 0]).contains("announces 1000 entries"));
     }
 
     #[test]

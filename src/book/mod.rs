@@ -15,15 +15,14 @@
 //! With deviations (see [`build`]), a tree side's mistakes early in the game
 //! also start the opponent's tree where they let the opponent back in.
 //!
-//! # File format (version 2)
+//! # File format (version 3)
 //!
 //! Little-endian throughout:
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic "C4BOOK\0\n"
-//!      8     2  version (2; version 1, whose byte 14 was reserved, is
-//!               read as deviations 0)
+//!      8     2  version (3; versions 1 and 2 are still read, see below)
 //!     10     1  columns
 //!     11     1  rows
 //!     12     1  in-a-row
@@ -32,13 +31,20 @@
 //!               tree turns before this ply (0: none)
 //!     15     1  reserved (0)
 //!     16     8  entry count n
-//!     24  10*n  entries, sorted by key, no key twice:
-//!                 8 bytes  key: the smaller of the position's key and its
-//!                          mirror image's key
+//!     24        n entries, sorted by key, no key twice, each:
+//!                 varint   the key's gap from the previous entry's key
+//!                          (the first entry's: from 0), unsigned LEB128
+//!                          (7 bits a byte, low first, high bit = more);
+//!                          the key is the smaller of the position's key
+//!                          and its mirror image's key
 //!                 1 byte   best column, 0-based, in the frame of that key
 //!                 1 byte   exact score (signed), from the side to move
-//!   24+10n   8  FNV-1a 64 hash of every byte before it
+//!    end-8   8  FNV-1a 64 hash of every byte before it
 //! ```
+//!
+//! Versions 1 and 2 stored each entry in 10 bytes (the key as 8 bytes,
+//! then column and score); version 1's byte 14 was reserved and reads as
+//! deviations 0. The gaps make the shipped book 2.3 times smaller.
 
 pub mod build;
 mod format;
