@@ -226,12 +226,9 @@ impl Engine {
         self.players().searcher.set_book(book);
     }
 
-    /// The book in use: its board, complete ply and positions.
-    pub fn book_info(&mut self) -> Option<(Rules, u32, usize)> {
-        let searcher = &self.players().searcher;
-        searcher
-            .book()
-            .map(|b| (b.rules(), b.complete_ply(), b.len()))
+    /// The book in use, if any.
+    pub fn book(&mut self) -> Option<Arc<Book>> {
+        self.players().searcher.book().cloned()
     }
 
     /// The names of the agents a spec may start with.

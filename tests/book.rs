@@ -29,8 +29,11 @@ fn a_short_go_from_the_empty_board_plays_the_book_move_and_hello_names_the_book(
         panic!("no hello");
     };
     let book = book.expect("a book is loaded");
+    let shipped = connect4::book::Book::shipped();
     assert_eq!(book.board, "7x6x4");
-    assert!(book.positions > 0);
+    assert_eq!(book.positions, shipped.len());
+    assert_eq!(book.plies, shipped.complete_ply());
+    assert_eq!(book.deviations, shipped.deviations());
     e.send(r#"{"cmd":"go","movetime_ms":10}"#);
     match e.recv_final() {
         Reply::Bestmove { column, score, .. } => {

@@ -332,6 +332,10 @@ pub struct BookInfo {
     pub plies: u32,
     /// Positions stored.
     pub positions: usize,
+    /// The tree sides' mistakes at their turns before this ply start the
+    /// opponent's tree too (0: none); absent from engines that predate it.
+    #[serde(default)]
+    pub deviations: u32,
 }
 
 /// One option, in `hello`.
@@ -782,5 +786,13 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Reply>(&line).unwrap(), r);
         assert_eq!(Reply::Pong { id: None }.to_line(), r#"{"type":"pong"}"#);
+    }
+
+    #[test]
+    fn a_book_without_deviations_reads_as_none() {
+        let older = r#"{"board":"7x6x4","plies":14,"positions":9}"#;
+        let book: BookInfo = serde_json::from_str(older).unwrap();
+        assert_eq!(book.deviations, 0);
+        assert_eq!(book.positions, 9);
     }
 }

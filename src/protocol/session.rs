@@ -407,14 +407,12 @@ impl Session {
     }
 
     fn hello(&mut self, id: Option<Id>) -> Reply {
-        let book = self
-            .engine
-            .book_info()
-            .map(|(rules, plies, positions)| BookInfo {
-                board: rules.to_string(),
-                plies,
-                positions,
-            });
+        let book = self.engine.book().map(|b| BookInfo {
+            board: b.rules().to_string(),
+            plies: b.complete_ply(),
+            positions: b.len(),
+            deviations: b.deviations(),
+        });
         Reply::Hello {
             id,
             protocol: PROTOCOL.into(),
