@@ -22,7 +22,8 @@
 //! each of its other moves, and where the opponent does not lose after
 //! one, the opponent's tree starts there: the engine on the losing side
 //! then has the book's answers once a strong opponent's mistake lets it
-//! back into the game.
+//! back into the game. Those trees go to the book's *deviation depth* if it
+//! has one (the clock proves the rest), else as deep as the others.
 //!
 //! With a shard `I/N`, one run solves only the positions of the next
 //! unfinished ply whose key falls to shard `I`, so `N` jobs can share a ply;
@@ -80,6 +81,9 @@ pub struct BuildOptions {
     /// Cover the tree sides' mistakes at tree turns before this ply (see
     /// the module's documentation); `None` keeps the book's setting.
     pub deviations: Option<u32>,
+    /// Stop the trees that deviations start at this ply (`Some(0)`: as deep
+    /// as the others); `None` keeps the book's setting.
+    pub deviation_depth: Option<u32>,
 }
 
 /// How a build ended.
@@ -154,7 +158,7 @@ fn step(
     p: &Position,
     turn: Turn,
     max_ply: u32,
-    seen: &mut HashSet<(u64, Turn)>,
+    seen: &mut HashSet<(u64, Turn, u32)>,
     visit: &mut impl FnMut(&Position, Turn),
 ) {
     if !arrive(p, turn, max_ply, seen, visit) {
@@ -189,15 +193,16 @@ fn step(
 }
 
 /// Visits `p` at `turn` unless it lies past `max_ply` or was visited
-/// before; whether it did.
+/// before with the same `max_ply` (a position in a deviation's tree, which
+/// may stop early, can also be in a tree that does not); whether it did.
 fn arrive(
     p: &Position,
     turn: Turn,
     max_ply: u32,
-    seen: &mut HashSet<(u64, Turn)>,
+    seen: &mut HashSet<(u64, Turn, u32)>,
     visit: &mut impl FnMut(&Position, Turn),
 ) -> bool {
-    if p.moves_played() > max_ply || !seen.insert((fold(p).0, turn)) {
+    if p.moves_played() > max_ply || !seen.insert((fold(p).0, turn, max_ply)) {
         return false;
     }
     visit(p, turn);
@@ -207,15 +212,17 @@ fn arrive(
 /// The tree side's mistakes at `p`, a tree turn it wins with the move
 /// `best`: each other move leads to a tree turn of the opponent, solved
 /// like any other; where the opponent does not lose (it was losing and is
-/// handed a draw or a win) its tree goes on from there.
+/// handed a draw or a win) its tree goes on from there, to the book's
+/// deviation depth if it has one.
 fn deviate(
     book: &Book,
     p: &Position,
     best: u32,
     max_ply: u32,
-    seen: &mut HashSet<(u64, Turn)>,
+    seen: &mut HashSet<(u64, Turn, u32)>,
     visit: &mut impl FnMut(&Position, Turn),
 ) {
+    let max_ply = book.deviation_depth().map_or(max_ply, |d| d.min(max_ply));
     for c in p.legal_moves() {
         if c == best || p.is_winning_move(c) {
             continue;
@@ -321,13 +328,16 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
+    let before = (book.deviations(), book.deviation_depth());
     if let Some(deviations) = options.deviations {
-        let before = book.deviations();
         book.set_deviations(deviations);
-        if book.deviations() != before {
-            // New tree turns may appear at any ply: count the complete ones again.
-            book.set_complete_ply(0);
-        }
+    }
+    if let Some(depth) = options.deviation_depth {
+        book.set_deviation_depth(Some(depth));
+    }
+    if (book.deviations(), book.deviation_depth()) != before {
+        // New tree turns may appear at any ply: count the complete ones again.
+        book.set_complete_ply(0);
     }
     let depth = options.depth.min(book.rules().cells());
     let mut ply = finish_plies(book, depth);
@@ -455,10 +465,24 @@ mod tests {
     use crate::rules::Rules;
 
     fn small_book(depth: u32) -> Book {
-        small_book_with(depth, None, 1)
+        build_small(&small_options(depth))
     }
 
-    fn small_book_with(depth: u32, deviations: Option<u32>, threads: usize) -> Book {
+    /// Building a 5x4x4 book to `depth` on one thread, in one go.
+    fn small_options(depth: u32) -> BuildOptions {
+        BuildOptions {
+            depth,
+            hash_mb: 16,
+            threads: 1,
+            time: None,
+            shard: None,
+            checkpoint: Duration::from_secs(3600),
+            deviations: None,
+            deviation_depth: None,
+        }
+    }
+
+    fn build_small(options: &BuildOptions) -> Book {
         let rules = Rules::new(5, 4, 4).unwrap();
         let mut book = Book::new(rules);
         // One folder per call: tests run side by side in one process.
@@ -466,24 +490,24 @@ mod tests {
         let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("c4build-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let options = BuildOptions {
-            depth,
-            hash_mb: 16,
-            threads,
-            time: None,
-            shard: None,
-            checkpoint: Duration::from_secs(3600),
-            deviations,
-        };
-        let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
+        let end = build(&mut book, &dir.join("b.c4book"), options).unwrap();
         assert_eq!(end, BuildEnd::Complete);
         std::fs::remove_dir_all(&dir).unwrap();
         book
     }
 
+    /// A 5x4x4 book to `depth` whose mistakes before `deviations` are
+    /// covered.
+    fn with_deviations(depth: u32, deviations: u32) -> BuildOptions {
+        BuildOptions {
+            deviations: Some(deviations),
+            ..small_options(depth)
+        }
+    }
+
     #[test]
     fn deviations_give_the_opponent_a_tree_after_a_mistake() {
-        let book = small_book_with(8, Some(5), 1);
+        let book = build_small(&with_deviations(8, 5));
         assert_eq!(book.deviations(), 5);
         assert_eq!(book.complete_ply(), 8);
         let plain = small_book(8);
@@ -524,6 +548,46 @@ mod tests {
     }
 
     #[test]
+    fn a_deviation_depth_stops_only_the_trees_mistakes_start() {
+        let rules = Rules::new(5, 4, 4).unwrap();
+        let capped = build_small(&BuildOptions {
+            deviation_depth: Some(6),
+            ..with_deviations(8, 5)
+        });
+        assert_eq!(capped.deviation_depth(), Some(6));
+        assert_eq!(capped.complete_ply(), 8);
+        let whole = build_small(&with_deviations(8, 5));
+        let plain = small_book(8);
+        let keys = |b: &Book| b.keys().collect::<HashSet<u64>>();
+        let (capped_keys, whole_keys, plain_keys) = (keys(&capped), keys(&whole), keys(&plain));
+        // The trees of perfect play are whole, however positions transpose.
+        assert!(plain_keys.is_subset(&capped_keys));
+        // Before the cap, the deviations' trees are as without it; at it,
+        // their tree turns are stored (the complete ply says so) but not
+        // the reply turns, whose children lie past it; past it, only the
+        // trees of perfect play go on.
+        let ply = |key| super::super::plies_of(key, rules);
+        for &key in &whole_keys {
+            let stored = capped_keys.contains(&key);
+            match ply(key) {
+                0..6 => assert!(stored, "key {key} before the cap"),
+                6 => {}
+                _ => assert_eq!(stored, plain_keys.contains(&key), "key {key} past the cap"),
+            }
+        }
+        assert!(capped_keys.is_subset(&whole_keys));
+        assert!(
+            capped_keys
+                .iter()
+                .any(|&k| ply(k) == 6 && !plain_keys.contains(&k)),
+            "the deviations' trees reach the cap"
+        );
+        assert!(capped.len() < whole.len());
+        let (verified, wrong) = verify(&capped, usize::MAX, 0, 1, 16);
+        assert!(verified > 0 && wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
     fn a_depth_past_the_end_of_the_game_stops_there() {
         // 4x4x4 is solved to its end in a moment; a depth of 300 (or the
         // merge's unlimited one) must neither run on nor claim ply 300.
@@ -532,13 +596,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("c4deep-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let options = BuildOptions {
-            depth: 300,
-            hash_mb: 16,
-            threads: 1,
-            time: None,
-            shard: None,
-            checkpoint: Duration::from_secs(3600),
-            deviations: Some(300),
+            deviation_depth: Some(300),
+            ..with_deviations(300, 300)
         };
         let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
         assert_eq!(end, BuildEnd::Complete);
@@ -547,15 +606,17 @@ mod tests {
         assert_eq!(finish_plies(&mut book, u32::MAX), 16);
         let read = Book::load(&dir.join("b.c4book")).unwrap();
         assert_eq!((read.complete_ply(), read.deviations()), (16, 16));
+        assert_eq!(read.deviation_depth(), Some(16));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn two_threads_build_the_same_book() {
-        assert_eq!(
-            small_book_with(7, Some(4), 2),
-            small_book_with(7, Some(4), 1)
-        );
+        let two = BuildOptions {
+            threads: 2,
+            ..with_deviations(7, 4)
+        };
+        assert_eq!(build_small(&two), build_small(&with_deviations(7, 4)));
     }
 
     #[test]
@@ -589,15 +650,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("c4shard-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut merged = Book::new(rules);
-        let mut options = BuildOptions {
-            depth: 5,
-            hash_mb: 16,
-            threads: 1,
-            time: None,
-            shard: None,
-            checkpoint: Duration::from_secs(3600),
-            deviations: None,
-        };
+        let mut options = small_options(5);
         while merged.complete_ply() < 5 {
             let base = merged.clone();
             for index in 1..=3 {

@@ -66,6 +66,11 @@ pub struct BuildArgs {
     /// new book: none).
     #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
     deviations: Option<u32>,
+    /// Stop the opponent's trees that deviations start at this ply, where
+    /// the clock can take over (default: the book's own setting; 0: as
+    /// deep as --depth).
+    #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
+    deviation_depth: Option<u32>,
 }
 
 /// Arguments of `book merge`.
@@ -169,6 +174,7 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         shard: args.shard.map(|s| s.0),
         checkpoint: Duration::from_secs(args.checkpoint),
         deviations: args.deviations,
+        deviation_depth: args.deviation_depth,
     };
     let before = book.len();
     let start = Instant::now();
@@ -240,6 +246,9 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     writeln!(out, "board {}", book.rules())?;
     writeln!(out, "complete to ply {}", book.complete_ply())?;
     writeln!(out, "mistakes covered before ply {}", book.deviations())?;
+    if let Some(depth) = book.deviation_depth() {
+        writeln!(out, "trees after a mistake stop at ply {depth}")?;
+    }
     writeln!(out, "deepest stored ply {}", book.deepest_ply())?;
     writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
     // Per ply, the positions the walk of the complete plies reaches.
