@@ -418,7 +418,8 @@ fn book_build_carries_on_with_its_own_board_and_refuses_another() {
         .assert()
         .success()
         .stdout(predicate::str::contains("complete to ply 4"));
-    // Deviations: recorded in the file, the plies counted again and filled.
+    // Deviations (the losing sides' trees): recorded in the file, the plies
+    // counted again and filled.
     build(&["--depth", "4", "--deviations", "3", "--threads", "2"])
         .assert()
         .success()
@@ -428,7 +429,7 @@ fn book_build_carries_on_with_its_own_board_and_refuses_another() {
         .arg(&book)
         .assert()
         .success()
-        .stdout(predicate::str::contains("mistakes covered before ply 3"))
+        .stdout(predicate::str::contains("losing sides' trees to ply 3"))
         .stdout(predicate::str::contains("deepest stored ply 4"));
     build(&["--rules", "7x6x4", "--depth", "5"])
         .assert()

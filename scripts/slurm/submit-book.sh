@@ -6,8 +6,7 @@
 #
 #   scripts/slurm/submit-book.sh --depth D [--tasks N] [--dir DIR] [--from BOOK]
 #                                [--rules CxRxK] [--hash-mb M] [--deviations PLY]
-#                                [--deviation-depth PLY] [--connect4 PATH]
-#                                [--sbatch OPTION]...
+#                                [--connect4 PATH] [--sbatch OPTION]...
 #
 #   --depth D        build the book down to this ply (as `connect4 book build --depth`)
 #   --tasks N        array tasks per ply (default 8)
@@ -17,13 +16,9 @@
 #   --rules CxRxK    the board of a new book (default 7x6x4)
 #   --hash-mb M      each task's solver table in MiB (default 1024; ask Slurm for
 #                    that much memory and more, such as --sbatch --mem=2G)
-#   --deviations PLY also cover a tree side's mistakes at its turns before this
-#                    ply (as `connect4 book build --deviations`; default: the
-#                    book's own setting)
-#   --deviation-depth PLY
-#                    stop the trees those mistakes start at this ply (as
-#                    `connect4 book build --deviation-depth`; 0: as deep as
-#                    --depth; default: the book's own setting)
+#   --deviations PLY also give the side that loses at a root its tree, down to
+#                    this ply (as `connect4 book build --deviations`; default:
+#                    the book's own setting)
 #   --connect4 PATH  the engine binary (default target/release/connect4, built if missing)
 #   --sbatch OPTION  an extra sbatch option for every job (repeat for more)
 #
@@ -34,7 +29,7 @@ set -euo pipefail
 # shellcheck source=scripts/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" deviations="" deviation_depth="" c4="" sbatch_extra=()
+tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" deviations="" c4="" sbatch_extra=()
 while (($#)); do
     case $1 in
     --depth) depth=${2:?--depth needs a ply}; shift 2 ;;
@@ -44,7 +39,6 @@ while (($#)); do
     --rules) rules=${2:?--rules needs a board}; shift 2 ;;
     --hash-mb) hash_mb=${2:?--hash-mb needs a size}; shift 2 ;;
     --deviations) deviations=${2:?--deviations needs a ply}; shift 2 ;;
-    --deviation-depth) deviation_depth=${2:?--deviation-depth needs a ply}; shift 2 ;;
     --connect4) c4=${2:?--connect4 needs a path}; shift 2 ;;
     --sbatch) sbatch_extra+=("${2:?--sbatch needs an option}"); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -55,9 +49,7 @@ done
 [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
 [[ $hash_mb =~ ^[1-9][0-9]*$ ]] || die "--hash-mb '$hash_mb': expected a positive whole number of MiB"
 [[ -z $deviations || $deviations =~ ^[0-9]+$ ]] ||
-    die "--deviations '$deviations': expected the ply before which mistakes are covered, such as --deviations 6"
-[[ -z $deviation_depth || $deviation_depth =~ ^[0-9]+$ ]] ||
-    die "--deviation-depth '$deviation_depth': expected the ply at which the trees after a mistake stop, such as --deviation-depth 11"
+    die "--deviations '$deviations': expected the ply the losing side's trees go to, such as --deviations 10"
 need_slurm
 
 root=$(repo_root)
@@ -80,13 +72,10 @@ elif [[ ! -e $book ]]; then
     "$c4" book build --out "$book" --rules "$rules" --depth 0 --hash-mb 1 >/dev/null ||
         die "could not start a book for the board '$rules'"
 fi
-# Recorded in the book, so every task and merge follows them.
-settings=()
-[[ -z $deviations ]] || settings+=(--deviations "$deviations")
-[[ -z $deviation_depth ]] || settings+=(--deviation-depth "$deviation_depth")
-if ((${#settings[@]})); then
-    "$c4" book build --out "$book" --depth 0 "${settings[@]}" --hash-mb 16 >/dev/null ||
-        die "could not set ${settings[*]} on $book"
+if [[ -n $deviations ]]; then
+    # Recorded in the book, so every task and merge follows it.
+    "$c4" book build --out "$book" --depth 0 --deviations "$deviations" --hash-mb 16 >/dev/null ||
+        die "could not set --deviations $deviations on $book"
 fi
 complete=$("$c4" book stats "$book" | sed -n 's/^complete to ply //p')
 if ((complete >= depth)); then

@@ -18,12 +18,14 @@
 //! A tree side that plays perfectly never leaves its tree, but one that
 //! errs does: a won position thrown away hands the opponent, who had no
 //! tree (it was losing), a position off the book. With *deviations* up to
-//! ply `D`, every tree turn before ply `D` that its side wins also follows
-//! each of its other moves, and where the opponent does not lose after
-//! one, the opponent's tree starts there: the engine on the losing side
-//! then has the book's answers once a strong opponent's mistake lets it
-//! back into the game. Those trees go to the book's *deviation depth* if it
-//! has one (the clock proves the rest), else as deep as the others.
+//! ply `D`, the side that loses at a root has its strategy tree too, down
+//! to ply `D`: at its turns its best move (the longest defence, and after
+//! the winner's mistake the move that keeps the new value), at the
+//! winner's turns every move, mistakes included. An engine on the losing
+//! side plays the book's moves, so whatever the winner plays before ply
+//! `D`, the engine finds its answer in the book. It branches only at the
+//! winner's turns, where covering the winner's mistakes after every reply
+//! of the loser would branch at both sides' turns.
 //!
 //! With a shard `I/N`, one run solves only the positions of the next
 //! unfinished ply whose key falls to shard `I`, so `N` jobs can share a ply;
@@ -78,12 +80,9 @@ pub struct BuildOptions {
     pub shard: Option<Shard>,
     /// Save the book at least this often.
     pub checkpoint: Duration,
-    /// Cover the tree sides' mistakes at tree turns before this ply (see
+    /// Give the side that loses at a root its tree down to this ply (see
     /// the module's documentation); `None` keeps the book's setting.
     pub deviations: Option<u32>,
-    /// Stop the trees that deviations start at this ply (`Some(0)`: as deep
-    /// as the others); `None` keeps the book's setting.
-    pub deviation_depth: Option<u32>,
 }
 
 /// How a build ended.
@@ -131,10 +130,12 @@ fn roots(book: &Book) -> Vec<Position> {
     out
 }
 
-/// Walks every strategy tree up to `max_ply`, calling `visit` once per
-/// position and turn. The walk cannot go past a tree turn the book lacks.
+/// Walks every strategy tree up to `max_ply` (the losing sides' trees up
+/// to the book's deviation ply), calling `visit` once per position, turn
+/// and last ply. The walk cannot go past a tree turn the book lacks.
 fn walk(book: &Book, max_ply: u32, mut visit: impl FnMut(&Position, Turn)) {
     let mut seen = HashSet::new();
+    let losing_ply = max_ply.min(book.deviations());
     for root in roots(book) {
         if root.moves_played() > max_ply {
             continue;
@@ -142,11 +143,12 @@ fn walk(book: &Book, max_ply: u32, mut visit: impl FnMut(&Position, Turn)) {
         match book.lookup(&root) {
             None => visit(&root, Turn::Tree),
             Some(m) => {
-                if m.score >= 0 {
-                    step(book, &root, Turn::Tree, max_ply, &mut seen, &mut visit);
-                }
-                if m.score <= 0 {
-                    step(book, &root, Turn::Reply, max_ply, &mut seen, &mut visit);
+                // The side to move's tree, then the other side's.
+                for (turn, loses) in [(Turn::Tree, m.score < 0), (Turn::Reply, m.score > 0)] {
+                    let last = if loses { losing_ply } else { max_ply };
+                    if last > root.moves_played() || !loses {
+                        step(book, &root, turn, last, &mut seen, &mut visit);
+                    }
                 }
             }
         }
@@ -175,9 +177,6 @@ fn step(
                 if !child.is_over() {
                     step(book, &child, Turn::Reply, max_ply, seen, visit);
                 }
-                if m.score > 0 && p.moves_played() < book.deviations() {
-                    deviate(book, p, m.column, max_ply, seen, visit);
-                }
             }
         }
         Turn::Reply => {
@@ -193,8 +192,8 @@ fn step(
 }
 
 /// Visits `p` at `turn` unless it lies past `max_ply` or was visited
-/// before with the same `max_ply` (a position in a deviation's tree, which
-/// may stop early, can also be in a tree that does not); whether it did.
+/// before with the same `max_ply` (a position of a losing side's tree,
+/// which stops early, can also be in a tree that does not); whether it did.
 fn arrive(
     p: &Position,
     turn: Turn,
@@ -207,38 +206,6 @@ fn arrive(
     }
     visit(p, turn);
     true
-}
-
-/// The tree side's mistakes at `p`, a tree turn it wins with the move
-/// `best`: each other move leads to a tree turn of the opponent, solved
-/// like any other; where the opponent does not lose (it was losing and is
-/// handed a draw or a win) its tree goes on from there, to the book's
-/// deviation depth if it has one.
-fn deviate(
-    book: &Book,
-    p: &Position,
-    best: u32,
-    max_ply: u32,
-    seen: &mut HashSet<(u64, Turn, u32)>,
-    visit: &mut impl FnMut(&Position, Turn),
-) {
-    let max_ply = book.deviation_depth().map_or(max_ply, |d| d.min(max_ply));
-    for c in p.legal_moves() {
-        if c == best || p.is_winning_move(c) {
-            continue;
-        }
-        let mut child = *p;
-        child.play(c);
-        if child.is_over() {
-            continue;
-        }
-        if book.lookup(&child).is_some_and(|m| m.score < 0) {
-            // The opponent loses anyway: its entry, but no tree.
-            arrive(&child, Turn::Tree, max_ply, seen, visit);
-        } else {
-            step(book, &child, Turn::Tree, max_ply, seen, visit);
-        }
-    }
 }
 
 /// Whether a tree turn needs an entry: it is missing and not a win at once.
@@ -328,16 +295,13 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
     let mut solver = Solver::new(options.hash_mb).with_book(None);
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
-    let before = (book.deviations(), book.deviation_depth());
     if let Some(deviations) = options.deviations {
+        let before = book.deviations();
         book.set_deviations(deviations);
-    }
-    if let Some(depth) = options.deviation_depth {
-        book.set_deviation_depth(Some(depth));
-    }
-    if (book.deviations(), book.deviation_depth()) != before {
-        // New tree turns may appear at any ply: count the complete ones again.
-        book.set_complete_ply(0);
+        if book.deviations() != before {
+            // New tree turns may appear at any ply: count the complete ones again.
+            book.set_complete_ply(0);
+        }
     }
     let depth = options.depth.min(book.rules().cells());
     let mut ply = finish_plies(book, depth);
@@ -478,7 +442,6 @@ mod tests {
             shard: None,
             checkpoint: Duration::from_secs(3600),
             deviations: None,
-            deviation_depth: None,
         }
     }
 
@@ -496,8 +459,8 @@ mod tests {
         book
     }
 
-    /// A 5x4x4 book to `depth` whose mistakes before `deviations` are
-    /// covered.
+    /// A 5x4x4 book to `depth` whose losing sides' trees go to
+    /// `deviations`.
     fn with_deviations(depth: u32, deviations: u32) -> BuildOptions {
         BuildOptions {
             deviations: Some(deviations),
@@ -505,86 +468,86 @@ mod tests {
         }
     }
 
+    /// Plays the losing side from `p` with the book's moves and the other
+    /// side with every move, to `last` plies, and counts the losing side's
+    /// turns: those the book holds with `judge`'s score, and the others.
+    fn losing_side_turns(
+        book: &Book,
+        p: &Position,
+        loser_to_move: bool,
+        last: u32,
+        judge: &mut Solver,
+    ) -> (usize, usize) {
+        if p.moves_played() > last || p.is_over() || p.winning_moves() != 0 {
+            return (0, 0);
+        }
+        let (mut found, mut missed) = (0, 0);
+        let columns = if loser_to_move {
+            match book.lookup(p) {
+                Some(m) if m.score == judge.solve(p) => {
+                    found += 1;
+                    vec![m.column]
+                }
+                _ => return (0, 1),
+            }
+        } else {
+            p.legal_moves()
+        };
+        for c in columns {
+            let mut child = *p;
+            child.play(c);
+            let (f, m) = losing_side_turns(book, &child, !loser_to_move, last, judge);
+            (found, missed) = (found + f, missed + m);
+        }
+        (found, missed)
+    }
+
     #[test]
-    fn deviations_give_the_opponent_a_tree_after_a_mistake() {
+    fn deviations_give_the_losing_side_its_moves_whatever_the_winner_plays() {
         let book = build_small(&with_deviations(8, 5));
         assert_eq!(book.deviations(), 5);
         assert_eq!(book.complete_ply(), 8);
         let plain = small_book(8);
-        assert!(
-            book.len() > plain.len(),
-            "{} against {}",
-            book.len(),
-            plain.len()
-        );
-        // Every won tree turn before ply 5: each other move after which the
-        // opponent does not lose (by a solver without the book) leads to a
-        // stored position, and the book's move there keeps the value.
         let mut judge = Solver::new(16).with_book(None);
-        let mut checked = 0;
-        walk(&book, 8, |p, turn| {
-            let Some(m) = book.lookup(p) else { return };
-            if turn != Turn::Tree || p.moves_played() >= 5 || m.score <= 0 {
-                return;
+        let (mut found, mut missed, mut missed_plain) = (0, 0, 0);
+        for root in roots(&book) {
+            // The empty 5x4x4 board is a draw; some of its roots are lost.
+            let score = judge.solve(&root);
+            if score == 0 {
+                continue;
             }
-            for c in p.legal_moves() {
-                let mut q = *p;
-                q.play(c);
-                if c == m.column || q.is_over() || q.winning_moves() != 0 {
-                    continue;
-                }
-                let truth = judge.solve(&q);
-                if truth >= 0 {
-                    let stored = book.lookup(&q).expect("the opponent's tree starts");
-                    assert_eq!(stored.score, truth);
-                    checked += 1;
-                }
-            }
-        });
-        assert!(checked > 0);
+            let (f, m) = losing_side_turns(&book, &root, score < 0, 5, &mut judge);
+            (found, missed) = (found + f, missed + m);
+            missed_plain += losing_side_turns(&plain, &root, score < 0, 5, &mut judge).1;
+        }
+        assert!(found > 10 && missed == 0, "{found} found, {missed} missed");
+        assert!(
+            missed_plain > 0,
+            "a book without deviations holds the losing sides' trees"
+        );
         let (verified, wrong) = verify(&book, usize::MAX, 0, 1, 16);
         assert_eq!(verified, book.len());
         assert!(wrong.is_empty(), "{wrong:?}");
     }
 
     #[test]
-    fn a_deviation_depth_stops_only_the_trees_mistakes_start() {
+    fn the_losing_sides_trees_stop_at_the_deviation_ply() {
         let rules = Rules::new(5, 4, 4).unwrap();
-        let capped = build_small(&BuildOptions {
-            deviation_depth: Some(6),
-            ..with_deviations(8, 5)
-        });
-        assert_eq!(capped.deviation_depth(), Some(6));
-        assert_eq!(capped.complete_ply(), 8);
-        let whole = build_small(&with_deviations(8, 5));
+        let book = build_small(&with_deviations(8, 5));
         let plain = small_book(8);
         let keys = |b: &Book| b.keys().collect::<HashSet<u64>>();
-        let (capped_keys, whole_keys, plain_keys) = (keys(&capped), keys(&whole), keys(&plain));
-        // The trees of perfect play are whole, however positions transpose.
-        assert!(plain_keys.is_subset(&capped_keys));
-        // Before the cap, the deviations' trees are as without it; at it,
-        // their tree turns are stored (the complete ply says so) but not
-        // the reply turns, whose children lie past it; past it, only the
-        // trees of perfect play go on.
-        let ply = |key| super::super::plies_of(key, rules);
-        for &key in &whole_keys {
-            let stored = capped_keys.contains(&key);
-            match ply(key) {
-                0..6 => assert!(stored, "key {key} before the cap"),
-                6 => {}
-                _ => assert_eq!(stored, plain_keys.contains(&key), "key {key} past the cap"),
-            }
+        let (keys, plain_keys) = (keys(&book), keys(&plain));
+        // The trees of perfect play are whole, however positions transpose
+        // into the losing sides' trees; past ply 5 there is nothing else.
+        assert!(plain_keys.is_subset(&keys));
+        for &key in &keys {
+            let ply = super::super::plies_of(key, rules);
+            assert!(
+                ply <= 5 || plain_keys.contains(&key),
+                "key {key} at ply {ply}"
+            );
         }
-        assert!(capped_keys.is_subset(&whole_keys));
-        assert!(
-            capped_keys
-                .iter()
-                .any(|&k| ply(k) == 6 && !plain_keys.contains(&k)),
-            "the deviations' trees reach the cap"
-        );
-        assert!(capped.len() < whole.len());
-        let (verified, wrong) = verify(&capped, usize::MAX, 0, 1, 16);
-        assert!(verified > 0 && wrong.is_empty(), "{wrong:?}");
+        assert!(book.len() > plain.len());
     }
 
     #[test]
@@ -595,10 +558,7 @@ mod tests {
         let mut book = Book::new(rules);
         let dir = std::env::temp_dir().join(format!("c4deep-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let options = BuildOptions {
-            deviation_depth: Some(300),
-            ..with_deviations(300, 300)
-        };
+        let options = with_deviations(300, 300);
         let end = build(&mut book, &dir.join("b.c4book"), &options).unwrap();
         assert_eq!(end, BuildEnd::Complete);
         assert_eq!(book.complete_ply(), 16);
@@ -606,7 +566,6 @@ mod tests {
         assert_eq!(finish_plies(&mut book, u32::MAX), 16);
         let read = Book::load(&dir.join("b.c4book")).unwrap();
         assert_eq!((read.complete_ply(), read.deviations()), (16, 16));
-        assert_eq!(read.deviation_depth(), Some(16));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

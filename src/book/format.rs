@@ -77,7 +77,7 @@ pub(super) fn encode(book: &Book) -> Vec<u8> {
     out.push(book.rules.inarow() as u8);
     out.push(book.complete_ply as u8);
     out.push(book.deviations as u8);
-    out.push(book.deviation_depth.unwrap_or(0) as u8);
+    out.push(0);
     out.extend_from_slice(&(book.entries.len() as u64).to_le_bytes());
     let mut previous = 0;
     for e in &book.entries {
@@ -148,8 +148,6 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
     } else {
         u32::from(bytes[14])
     };
-    // Reserved (0) before version 3.
-    let deviation_depth = (version >= 3 && bytes[15] != 0).then_some(u32::from(bytes[15]));
     let count = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
     let body = bytes.len() - HASH_BYTES;
     if version < 3 {
@@ -199,7 +197,6 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         rules,
         complete_ply,
         deviations,
-        deviation_depth,
         deepest_ply,
         entries,
     })
@@ -292,7 +289,6 @@ mod tests {
         }
         book.set_complete_ply(2);
         book.set_deviations(6);
-        book.set_deviation_depth(Some(9));
         book
     }
 
@@ -328,8 +324,6 @@ mod tests {
         if version == 1 {
             bytes[14] = 0;
         }
-        // Reserved before version 3; a reader of older files ignores it.
-        bytes[15] = 7;
         for e in &book.entries {
             bytes.extend_from_slice(&e.key.to_le_bytes());
             bytes.push(e.column);
@@ -345,9 +339,7 @@ mod tests {
         let old = decode(&fixed_layout(1)).unwrap();
         assert_eq!(old.deviations(), 0);
         assert_eq!(old.entries, sample().entries);
-        let mut two = sample();
-        two.set_deviation_depth(None);
-        assert_eq!(decode(&fixed_layout(2)).unwrap(), two);
+        assert_eq!(decode(&fixed_layout(2)).unwrap(), sample());
         let cut = fixed_layout(2);
         let problem = decode(&cut[..cut.len() - 10]).unwrap_err().to_string();
         assert!(problem.contains("announces 4 entries"), "{problem}");

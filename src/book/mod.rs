@@ -12,8 +12,9 @@
 //! as an exact table entry. A position and its mirror image share one entry.
 //! See [`build`] for how it is made.
 //!
-//! With deviations (see [`build`]), a tree side's mistakes early in the game
-//! also start the opponent's tree where they let the opponent back in.
+//! With deviations (see [`build`]), the side that loses at a root has its
+//! tree too, early in the game, so that the winner's mistakes there find
+//! the loser's answers in the book.
 //!
 //! # File format (version 3)
 //!
@@ -27,10 +28,9 @@
 //!     11     1  rows
 //!     12     1  in-a-row
 //!     13     1  complete ply: every tree position up to this ply is stored
-//!     14     1  deviations: the tree side's mistakes are covered at
-//!               tree turns before this ply (0: none)
-//!     15     1  deviation depth: the trees that deviations start stop
-//!               at this ply (0: they go as deep as the others)
+//!     14     1  deviations: the side that loses at a root has its tree
+//!               down to this ply (0: none)
+//!     15     1  reserved (0)
 //!     16     8  entry count n
 //!     24        n entries, sorted by key, no key twice, each:
 //!                 varint   the key's gap from the previous entry's key
@@ -87,8 +87,6 @@ pub struct Book {
     rules: Rules,
     complete_ply: u32,
     deviations: u32,
-    /// The last ply of the trees deviations start (`None`: the book's depth).
-    deviation_depth: Option<u32>,
     /// The most plies of a stored position (0 when empty).
     deepest_ply: u32,
     /// Sorted by key, keys distinct.
@@ -125,7 +123,6 @@ impl Book {
             rules,
             complete_ply: 0,
             deviations: 0,
-            deviation_depth: None,
             deepest_ply: 0,
             entries: Vec::new(),
         }
@@ -177,31 +174,16 @@ impl Book {
         self.complete_ply = ply.min(self.rules.cells());
     }
 
-    /// The trees cover their side's mistakes at tree turns before this
-    /// ply (0: none): see [`build`].
+    /// The side that loses at a root has its tree down to this ply (0:
+    /// none), which covers the winner's mistakes before it: see [`build`].
     pub fn deviations(&self) -> u32 {
         self.deviations
     }
 
-    /// Sets the ply before which the trees cover their side's mistakes (at
-    /// most the board's cells).
+    /// Sets the ply down to which the losing sides' trees go (at most the
+    /// board's cells).
     pub fn set_deviations(&mut self, ply: u32) {
         self.deviations = ply.min(self.rules.cells());
-    }
-
-    /// The ply at which the trees that deviations start stop (`None`: they
-    /// go as deep as the others). Those trees serve an engine that a
-    /// mistake let back into the game early; from the middle game on, its
-    /// clock proves what they would store.
-    pub fn deviation_depth(&self) -> Option<u32> {
-        self.deviation_depth
-    }
-
-    /// Sets the ply at which the trees that deviations start stop (at most
-    /// the board's cells; `None` or 0: as deep as the others, which is how
-    /// the file records it).
-    pub fn set_deviation_depth(&mut self, ply: Option<u32>) {
-        self.deviation_depth = ply.filter(|&p| p > 0).map(|p| p.min(self.rules.cells()));
     }
 
     /// The most plies of any stored position: the book has nothing to say
@@ -298,11 +280,6 @@ impl Book {
         self.complete_ply = self.complete_ply.min(other.complete_ply);
         self.deepest_ply = self.deepest_ply.max(other.deepest_ply);
         self.deviations = self.deviations.min(other.deviations);
-        // The merged book covers what both cover: the shallower cap.
-        self.deviation_depth = match (self.deviation_depth, other.deviation_depth) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         Ok(())
     }
 
@@ -375,16 +352,8 @@ mod tests {
         let mut book = Book::new(Rules::STANDARD);
         book.set_complete_ply(300);
         book.set_deviations(300);
-        book.set_deviation_depth(Some(300));
         let read = Book::from_bytes(&book.to_bytes()).unwrap();
         assert_eq!((read.complete_ply(), read.deviations()), (42, 42));
-        assert_eq!(read.deviation_depth(), Some(42));
-        book.set_deviation_depth(Some(0));
-        assert_eq!(
-            book.deviation_depth(),
-            None,
-            "a tree cannot stop before it starts"
-        );
     }
 
     #[test]

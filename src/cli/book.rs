@@ -60,17 +60,12 @@ pub struct BuildArgs {
     /// Save at least this often, in seconds.
     #[arg(long, default_value_t = 60)]
     checkpoint: u64,
-    /// Also cover the mistakes of a tree's side at its turns before this
-    /// ply: where a mistake lets the opponent back into the game, the
-    /// opponent's tree starts (default: the book's own setting, 0 for a
-    /// new book: none).
+    /// Also give the side that loses at a root its tree, down to this ply:
+    /// whatever mistakes the winner makes before it, an engine on the
+    /// losing side finds its moves in the book (default: the book's own
+    /// setting, 0 for a new book: none).
     #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
     deviations: Option<u32>,
-    /// Stop the opponent's trees that deviations start at this ply, where
-    /// the clock can take over (default: the book's own setting; 0: as
-    /// deep as --depth).
-    #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
-    deviation_depth: Option<u32>,
 }
 
 /// Arguments of `book merge`.
@@ -174,7 +169,6 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         shard: args.shard.map(|s| s.0),
         checkpoint: Duration::from_secs(args.checkpoint),
         deviations: args.deviations,
-        deviation_depth: args.deviation_depth,
     };
     let before = book.len();
     let start = Instant::now();
@@ -245,10 +239,7 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     let bytes = book.to_bytes().len();
     writeln!(out, "board {}", book.rules())?;
     writeln!(out, "complete to ply {}", book.complete_ply())?;
-    writeln!(out, "mistakes covered before ply {}", book.deviations())?;
-    if let Some(depth) = book.deviation_depth() {
-        writeln!(out, "trees after a mistake stop at ply {depth}")?;
-    }
+    writeln!(out, "losing sides' trees to ply {}", book.deviations())?;
     writeln!(out, "deepest stored ply {}", book.deepest_ply())?;
     writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
     // Per ply, the positions the walk of the complete plies reaches.

@@ -332,8 +332,9 @@ pub struct BookInfo {
     pub plies: u32,
     /// Positions stored.
     pub positions: usize,
-    /// The tree sides' mistakes at their turns before this ply start the
-    /// opponent's tree too (0: none); absent from engines that predate it.
+    /// The side that loses at a root has its tree too, down to this ply, so
+    /// the winner's mistakes before it are covered (0: none); absent from
+    /// engines that predate it.
     #[serde(default)]
     pub deviations: u32,
 }
