@@ -179,3 +179,49 @@ fn the_outcome_move_keeps_the_outcome() {
         }
     }
 }
+
+#[test]
+fn dominated_moves_follow_from_what_the_table_proves() {
+    // After a full analysis, only moves below the best are dominated, and
+    // most of those are (a child decided without a table entry is not).
+    // After proofs cut short, a best move of a position that is not lost
+    // is never dominated (the clock's fallback must keep a move that
+    // keeps the value).
+    let mut judge = Solver::new(16).with_book(None);
+    let mut set = cases("Test_L2_R2");
+    set.truncate(30);
+    let (mut dominated_seen, mut below_all, mut below_found) = (0, 0, 0);
+    for case in &set {
+        let p = *case.game.position();
+        let scores = judge.analyze(&p);
+        let best = scores.iter().flatten().max().copied().unwrap();
+        let candidates = p.non_losing_moves();
+        let below = p
+            .legal_moves()
+            .into_iter()
+            .filter(|&c| scores[c as usize].is_some_and(|s| s < best))
+            .fold(0, |m, c| m | p.column_mask(c))
+            & candidates;
+        let dominated = judge.dominated_moves(&p, candidates);
+        assert_eq!(dominated & !below, 0, "{}", case.game);
+        below_all += below.count_ones();
+        below_found += dominated.count_ones();
+        for nodes in [1_000, 20_000] {
+            let mut solver = Solver::new(16).with_book(None);
+            let _ = solver.prove_outcome(&p, nodes);
+            let dominated = solver.dominated_moves(&p, candidates);
+            dominated_seen += dominated.count_ones();
+            for c in p.legal_moves() {
+                let cell = p.column_mask(c) & candidates;
+                if best >= 0 && scores[c as usize] == Some(best) {
+                    assert_eq!(dominated & cell, 0, "{} column {}", case.game, c + 1);
+                }
+            }
+        }
+    }
+    assert!(
+        below_found * 10 >= below_all * 9,
+        "{below_found} of {below_all} moves below the best dominated"
+    );
+    assert!(dominated_seen > 0, "no proof cut short refuted a move");
+}

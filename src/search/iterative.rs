@@ -12,11 +12,13 @@
 //!
 //! Between iterations, when no depth limit was asked for, the exact solver
 //! gets a node budget that grows with the work done so far; its table
-//! persists across attempts and moves, so no attempt is wasted. Whenever a
-//! limit strikes, the answer is the best move of the last completed
-//! iteration, and before any iteration completes, a safe move: a win at once,
-//! else the block of a single threat, else a move that does not lose at
-//! once, centre first.
+//! persists across attempts and moves, so no attempt is wasted. An attempt
+//! cut short may still have refuted some moves (its table proves them worse
+//! than another, or lost while another is not): the later iterations leave
+//! them out. Whenever a limit strikes, the answer is the best move of the
+//! last completed iteration among the moves left, and before any iteration
+//! completes, a safe move: a win at once, else the block of a single threat,
+//! else a move that does not lose at once, centre first.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -306,7 +308,7 @@ impl Searcher {
         on_report: &mut impl FnMut(&Report),
     ) -> Report {
         let empties = p.empty_cells();
-        let candidates = p.non_losing_moves();
+        let mut candidates = p.non_losing_moves();
         // Step 2. The fallback: a safe move, before any iteration completes.
         let not_yet = SearchScore::estimate(0);
         let mut last = self.report(
@@ -346,6 +348,16 @@ impl Searcher {
                         self.report(start, depth, best, SearchScore::proven(outcome), vec![best]);
                     on_report(&last);
                     return self.refine(p, start, last, on_report);
+                }
+                // The attempt may have refuted some moves on its way: the
+                // heuristic no longer chooses among those.
+                let refuted = self.solver.dominated_moves(p, candidates);
+                if refuted != candidates {
+                    candidates &= !refuted;
+                    if candidates & p.column_mask(last.best) == 0 {
+                        last.best = self.first_in_order(p, candidates);
+                        last.pv = vec![last.best];
+                    }
                 }
                 if self.budget.aborted() {
                     break;

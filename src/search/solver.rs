@@ -440,6 +440,52 @@ impl Solver {
         Some(None)
     }
 
+    /// The cells among `moves` (moves of `p` that do not end the game)
+    /// that what the table and the book already prove puts below another:
+    /// a move whose score is at most some bound below the root's proven
+    /// lower bound or another move's, and a move proven lost while another
+    /// is not. What an unfinished proof knows, so that the clock's fallback
+    /// does not play a move the proof already refuted.
+    pub fn dominated_moves(&self, p: &Position, moves: u64) -> u64 {
+        // Bounds on the score of each move, from `p`'s side to move.
+        let mut bounds = Vec::with_capacity(MAX_CHILDREN);
+        let mut rest = moves;
+        while rest != 0 {
+            let cell = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            let mut child = *p;
+            child.play_cell(cell);
+            let (lower, upper) = match self.book_entry(&child) {
+                Some(m) => (Some(m.score), Some(m.score)),
+                None => self
+                    .tt
+                    .get(table_key(&child).0)
+                    .map_or((None, None), |b| (b.lower, b.upper)),
+            };
+            bounds.push((cell, upper.map(|u| -u), lower.map(|l| -l)));
+        }
+        let root = self.tt.get(table_key(p).0).and_then(|b| b.lower);
+        let floor = bounds
+            .iter()
+            .filter_map(|&(_, low, _)| low)
+            .chain(root)
+            .max();
+        let hope = bounds
+            .iter()
+            .map(|&(_, _, high)| high.unwrap_or(i32::MAX))
+            .max();
+        let mut dominated = 0;
+        for &(cell, _, high) in &bounds {
+            let high = high.unwrap_or(i32::MAX);
+            let below = floor.is_some_and(|f| high < f);
+            let lost = high < 0 && hope.is_some_and(|h| h >= 0);
+            if below || lost {
+                dominated |= cell;
+            }
+        }
+        dominated
+    }
+
     /// The cell of the move the table holds for `p` (the one that proved
     /// its lower bound, or its best), or 0 if none: after a proof of the
     /// root, usually the move that keeps its value, found without
