@@ -13,9 +13,11 @@
 //! Between iterations, when no depth limit was asked for, the exact solver
 //! gets a node budget that grows with the work done so far; its table
 //! persists across attempts and moves, so no attempt is wasted. An attempt
-//! cut short may still have refuted some moves (its table proves them worse
-//! than another, or lost while another is not): the later iterations leave
-//! them out. Whenever a limit strikes, the answer is the best move of the
+//! cut short still proves things on its way, and the iterations use them:
+//! at every node, a position the solver's table proves won or lost ranks
+//! beyond every estimate, one proven drawn is 0; at the root, moves the
+//! table proves worse than another (or lost while another is not) leave
+//! the candidates. Whenever a limit strikes, the answer is the best move of the
 //! last completed iteration among the moves left, and before any iteration
 //! completes, a safe move: a win at once, else the block of a single threat,
 //! else a move that does not lose at once, centre first.
@@ -491,9 +493,19 @@ impl Searcher {
         if p.moves_played() + 2 >= p.columns() * p.rows() {
             return 0;
         }
-        // Step 3. The horizon.
+        // Step 3. What the solver's proofs know: a proven win or loss
+        // ranks beyond every estimate (but within the heuristic range, as
+        // its distance is not known), a proven draw is 0.
+        let (low, high) = self.proven_range(p);
+        if low == high || low >= beta {
+            return low;
+        }
+        if high <= alpha {
+            return high;
+        }
+        // Step 3b. The horizon.
         if depth == 0 {
-            return heuristic::threats(p);
+            return heuristic::threats(p).clamp(low, high);
         }
         // Step 4. The table: bounds from searches at least as deep, and a move.
         let key = p.key();
@@ -535,6 +547,7 @@ impl Searcher {
                 }
             }
         }
+        let best = best.clamp(low, high);
         // Step 6. Store what the searched window says about the value.
         let kind = if best <= alpha_in {
             Kind::Upper
@@ -553,6 +566,25 @@ impl Searcher {
             },
         );
         best
+    }
+
+    /// The range of search values the solver's proofs allow for `p`: a
+    /// proven win at least the top of the heuristic range, a proven loss
+    /// at most its bottom, at least a draw at least 0, at most a draw at
+    /// most 0.
+    fn proven_range(&self, p: &Position) -> (i32, i32) {
+        let (lower, upper) = self.solver.table_bounds(p);
+        let low = match lower {
+            Some(l) if l >= 1 => heuristic::LIMIT,
+            Some(0) => 0,
+            _ => -INFINITY,
+        };
+        let high = match upper {
+            Some(u) if u <= -1 => -heuristic::LIMIT,
+            Some(0) => 0,
+            _ => INFINITY,
+        };
+        (low, high)
     }
 
     /// The best move followed by the table's best moves, at most `depth`
@@ -606,5 +638,53 @@ impl Searcher {
             out.push((c, s));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The depth-2 heuristic choice for `p`, with the solver's table
+    /// primed by an exact solve of each position of `proven`.
+    fn shallow_choice(p: &Position, proven: &[Position]) -> u32 {
+        let mut searcher = Searcher::new(16);
+        searcher.set_book(None);
+        for q in proven {
+            searcher.solver.solve(q);
+        }
+        searcher
+            .search(p, &Limits::depth(2), None, |_| {})
+            .expect("not over")
+            .best
+    }
+
+    #[test]
+    fn a_move_the_solver_proved_lost_is_not_played_on_a_heuristic() {
+        // Where a shallow search picks a losing move and another keeps the
+        // value, the same search with that move's child solved picks
+        // another one.
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bench/Test_L2_R1");
+        let text = std::fs::read_to_string(path).expect("the test sets in ../shared/bench");
+        let cases = crate::bench::parse_cases(Rules::STANDARD, &text).unwrap();
+        let mut judge = Solver::new(16).with_book(None);
+        let (mut corrected, mut seen) = (0, 0);
+        for case in cases.iter().take(120) {
+            let p = *case.game.position();
+            let moves = case.game.move_string();
+            let scores = judge.analyze(&p);
+            let best = scores.iter().flatten().max().copied().unwrap();
+            let choice = shallow_choice(&p, &[]);
+            if best < 0 || scores[choice as usize].is_none_or(|s| s >= 0) {
+                continue;
+            }
+            seen += 1;
+            let mut child = p;
+            child.play(choice);
+            let again = shallow_choice(&p, &[child]);
+            assert_ne!(again, choice, "{moves}");
+            corrected += 1;
+        }
+        assert!(seen > 0 && corrected == seen, "{corrected} of {seen}");
     }
 }

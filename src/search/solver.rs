@@ -440,6 +440,24 @@ impl Solver {
         Some(None)
     }
 
+    /// The lower and upper bounds on `p`'s exact score (from the side to
+    /// move) that the book or the table holds, if any.
+    pub fn proven_bounds(&self, p: &Position) -> (Option<i32>, Option<i32>) {
+        match self.book_entry(p) {
+            Some(m) => (Some(m.score), Some(m.score)),
+            None => self.table_bounds(p),
+        }
+    }
+
+    /// The lower and upper bounds on `p`'s exact score (from the side to
+    /// move) that the table holds, if any: a single probe, cheap enough
+    /// for every node of another search.
+    pub fn table_bounds(&self, p: &Position) -> (Option<i32>, Option<i32>) {
+        self.tt
+            .get(table_key(p).0)
+            .map_or((None, None), |b| (b.lower, b.upper))
+    }
+
     /// The cells among `moves` (moves of `p` that do not end the game)
     /// that what the table and the book already prove puts below another:
     /// a move whose score is at most some bound below the root's proven
@@ -455,13 +473,7 @@ impl Solver {
             rest &= rest - 1;
             let mut child = *p;
             child.play_cell(cell);
-            let (lower, upper) = match self.book_entry(&child) {
-                Some(m) => (Some(m.score), Some(m.score)),
-                None => self
-                    .tt
-                    .get(table_key(&child).0)
-                    .map_or((None, None), |b| (b.lower, b.upper)),
-            };
+            let (lower, upper) = self.proven_bounds(&child);
             bounds.push((cell, upper.map(|u| -u), lower.map(|l| -l)));
         }
         let root = self.tt.get(table_key(p).0).and_then(|b| b.lower);
