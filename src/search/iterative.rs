@@ -17,10 +17,10 @@
 //! at every node, a position the solver's table proves won or lost ranks
 //! beyond every estimate, one proven drawn is 0; at the root, moves the
 //! table proves worse than another (or lost while another is not) leave
-//! the candidates. Whenever a limit strikes, the answer is the best move of the
-//! last completed iteration among the moves left, and before any iteration
-//! completes, a safe move: a win at once, else the block of a single threat,
-//! else a move that does not lose at once, centre first.
+//! the candidates. Whenever a limit strikes, the answer is the best move of
+//! the last completed iteration among the moves left, and before any
+//! iteration completes, a safe move: a win at once, else the block of a
+//! single threat, else a move that does not lose at once, centre first.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -353,9 +353,9 @@ impl Searcher {
                 }
                 // The attempt may have refuted some moves on its way: the
                 // heuristic no longer chooses among those.
-                let refuted = self.solver.dominated_moves(p, candidates);
-                if refuted != candidates {
-                    candidates &= !refuted;
+                let dominated = self.solver.dominated_moves(p, candidates);
+                if dominated != candidates {
+                    candidates &= !dominated;
                     if candidates & p.column_mask(last.best) == 0 {
                         last.best = self.first_in_order(p, candidates);
                         last.pv = vec![last.best];
