@@ -6,7 +6,7 @@
 //! 238, 1120, 4263, ...). The count goes level by level; each level is sorted
 //! by position key and deduplicated.
 
-use crate::position::Position;
+use crate::position::{Position, cells};
 use crate::rules::Rules;
 
 /// Counts the distinct positions after exactly `plies` moves, one entry per
@@ -20,10 +20,7 @@ pub fn perft_levels(rules: Rules, plies: u32) -> Vec<u64> {
             if p.moves_played() > 0 && p.last_move_won() {
                 continue;
             }
-            let mut possible = p.possible();
-            while possible != 0 {
-                let cell = possible & possible.wrapping_neg();
-                possible ^= cell;
+            for cell in cells(p.possible()) {
                 let mut child = *p;
                 child.play_cell(cell);
                 next.push(child);

@@ -107,6 +107,18 @@ pub struct Position {
     inarow: u8,
 }
 
+/// The cells of the bitboard `b`, one single-bit bitboard each, lowest
+/// first (the cells of [`Position::possible`] are moves for
+/// [`Position::play_cell`]).
+#[inline]
+pub fn cells(b: u64) -> impl Iterator<Item = u64> {
+    std::iter::successors((b != 0).then_some(b), |&rest| {
+        let rest = rest & (rest - 1);
+        (rest != 0).then_some(rest)
+    })
+    .map(|rest| rest & rest.wrapping_neg())
+}
+
 /// `b` shifted towards higher bits by `s`, zero once `s` reaches the word size.
 #[inline(always)]
 fn up(b: u64, s: u32) -> u64 {
@@ -486,6 +498,14 @@ mod tests {
             p.play(c);
         }
         p
+    }
+
+    #[test]
+    fn cells_are_the_single_bits_lowest_first() {
+        assert_eq!(cells(0).count(), 0);
+        assert_eq!(cells(0b1011).collect::<Vec<_>>(), vec![1, 2, 8]);
+        assert_eq!(cells(1 << 63).collect::<Vec<_>>(), vec![1 << 63]);
+        assert_eq!(cells(u64::MAX).count(), 64);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The exact solver: null-window negamax over the score of the position.
 
-use crate::position::Position;
+use crate::position::{Position, cells};
 use crate::rules::Rules;
 use std::time::Instant;
 
@@ -466,17 +466,15 @@ impl Solver {
     /// does not play a move the proof already refuted.
     pub fn dominated_moves(&self, p: &Position, moves: u64) -> u64 {
         // Bounds on the score of each move, from `p`'s side to move.
-        let mut bounds = Vec::with_capacity(MAX_CHILDREN);
-        let mut rest = moves;
-        while rest != 0 {
-            let cell = rest & rest.wrapping_neg();
-            rest &= rest - 1;
-            let mut child = *p;
-            child.play_cell(cell);
-            let (lower, upper) = self.proven_bounds(&child);
-            bounds.push((cell, upper.map(|u| -u), lower.map(|l| -l)));
-        }
-        let root = self.tt.get(table_key(p).0).and_then(|b| b.lower);
+        let bounds: Vec<_> = cells(moves)
+            .map(|cell| {
+                let mut child = *p;
+                child.play_cell(cell);
+                let (lower, upper) = self.proven_bounds(&child);
+                (cell, upper.map(|u| -u), lower.map(|l| -l))
+            })
+            .collect();
+        let root = self.table_bounds(p).0;
         let floor = bounds
             .iter()
             .filter_map(|&(_, low, _)| low)
@@ -527,10 +525,7 @@ impl Solver {
             keys: [(0, 0); MAX_CHILDREN],
             len: 0,
         };
-        let mut m = moves;
-        while m != 0 {
-            let cell = m & m.wrapping_neg();
-            m ^= cell;
+        for cell in cells(moves) {
             let mut child = *p;
             child.play_cell(cell);
             let key = table_key(&child).0;
