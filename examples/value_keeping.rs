@@ -15,16 +15,21 @@
 //! chosen at random: a strong opponent's occasional mistake hands the
 //! engine a position off the book's trees at any ply.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book | --book FILE] [--seed S] [--hash-mb MB] [--threads N] [--games N [--blunders PCT]]`
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book | --book FILE] [--seed S] [--hash-mb MB] [--threads N] [--labels FILE] [--games N [--blunders PCT]]`
 //! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
 //! engine's default table, one thread). `--book FILE` gives the engine
 //! another book, such as one still being built; the labels always come
-//! from the solver with the shipped book.
+//! from the solver with the shipped book. Labelling takes most of a run
+//! (seed 1: 85 s in all, 5 s with the labels read from a file): with
+//! `--labels FILE` the random positions and their labels are written to
+//! FILE, or read from it if it exists (it names the seed and count it
+//! holds), so that comparing versions of the engine costs the moves alone.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use connect4::atomic_file;
 use connect4::book::Book;
 use connect4::search::{Budget, DEFAULT_HASH_MB, Limits, Searcher, Solver};
 use connect4::{Game, Position, Rules};
@@ -45,17 +50,129 @@ fn random_position(rng: &mut StdRng, plies: u32) -> Option<Game> {
     Some(game)
 }
 
-/// The solver's score of every move of `p` and the best of them, or `None`
-/// if every move keeps the value (the position proves nothing).
-fn label(p: &Position, solver: &mut Solver) -> Option<(Vec<Option<i32>>, i32)> {
-    let scores = solver.analyze(p);
+/// A random position and the solver's score of each of its columns (`None`
+/// for a full one).
+struct Labelled {
+    game: Game,
+    scores: Vec<Option<i32>>,
+}
+
+/// The best score of a position whose moves score `scores`, or `None` if
+/// every move keeps the value (the position proves nothing).
+fn interesting(scores: &[Option<i32>]) -> Option<i32> {
     let best = scores
         .iter()
         .flatten()
         .copied()
         .max()
         .expect("a legal move");
-    (!scores.iter().flatten().all(|&s| keeps(best, s))).then_some((scores, best))
+    (!scores.iter().flatten().all(|&s| keeps(best, s))).then_some(best)
+}
+
+/// `per_ply` random positions of each of 8 to 12 plies, labelled by the
+/// solver (the slow part: exact scores of every move).
+fn labelled_positions(per_ply: usize, rng: &mut StdRng, solver: &mut Solver) -> Vec<Labelled> {
+    let mut out = Vec::new();
+    for plies in 8..=12 {
+        let mut made = 0;
+        while made < per_ply {
+            let Some(game) = random_position(rng, plies) else {
+                continue;
+            };
+            let scores = solver.analyze(game.position());
+            out.push(Labelled { game, scores });
+            made += 1;
+        }
+    }
+    out
+}
+
+/// The first line of a labels file: what it holds.
+fn labels_header(seed: u64, per_ply: usize) -> String {
+    format!("# value_keeping labels: seed {seed}, {per_ply} positions a ply")
+}
+
+/// The labelled positions of `seed` and `per_ply` from `file`, or if it does
+/// not exist, made and written there (one line each: the moves, then every
+/// column's score, `-` for a full one), so that a rerun skips the solver.
+fn cached_labels(
+    file: &Path,
+    seed: u64,
+    per_ply: usize,
+    rng: &mut StdRng,
+    solver: &mut Solver,
+) -> Result<Vec<Labelled>, String> {
+    let header = labels_header(seed, per_ply);
+    let name = file.display();
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let labelled = labelled_positions(per_ply, rng, solver);
+            let mut text = header + "\n";
+            for l in &labelled {
+                let scores: Vec<String> = l
+                    .scores
+                    .iter()
+                    .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
+                    .collect();
+                text += &format!("{} {}\n", l.game.move_string(), scores.join(" "));
+            }
+            atomic_file::write(file, text)
+                .map_err(|e| format!("cannot write the labels to {name}: {e}"))?;
+            return Ok(labelled);
+        }
+        Err(e) => return Err(format!("cannot read the labels in {name}: {e}")),
+    };
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, first)) if first == header => {}
+        first => {
+            return Err(format!(
+                "{name} does not hold the labels of seed {seed} with {per_ply} positions a ply \
+                 (its first line: {:?}); give another file, or the seed and count it was made with",
+                first.map_or("", |(_, l)| l)
+            ));
+        }
+    }
+    lines
+        .map(|(i, line)| parse_labelled(line).map_err(|e| format!("{name} line {}: {e}", i + 1)))
+        .collect()
+}
+
+/// One line of a labels file.
+fn parse_labelled(line: &str) -> Result<Labelled, String> {
+    let mut fields = line.split_whitespace();
+    let moves = fields.next().ok_or("an empty line")?;
+    let game = Game::from_move_string(Rules::STANDARD, moves)
+        .map_err(|e| format!("the moves {moves:?}: {e}"))?;
+    let scores = fields
+        .map(|f| match f {
+            "-" => Ok(None),
+            _ => f
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("the score {f:?} is not a number or -")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let p = game.position();
+    if !(8..=12).contains(&p.moves_played()) || p.is_over() {
+        return Err(format!(
+            "the moves {moves:?} are not a position of 8 to 12 plies still in play"
+        ));
+    }
+    if scores.len() != p.columns() as usize {
+        return Err(format!(
+            "{} scores for {} columns",
+            scores.len(),
+            p.columns()
+        ));
+    }
+    if (0..p.columns()).any(|c| p.can_play(c) != scores[c as usize].is_some()) {
+        return Err(format!(
+            "a score for a full column or none for an open one after {moves}"
+        ));
+    }
+    Ok(Labelled { game, scores })
 }
 
 /// Whether `column` keeps the value of a position labelled `scores`, whose
@@ -101,9 +218,10 @@ fn versus_opponent(
             let p: Position = *game.position();
             let column = if p.moves_played() % 2 == engine_side {
                 let column = engine_move(&p, searcher, movetime);
-                match label(&p, solver) {
+                let scores = solver.analyze(&p);
+                match interesting(&scores) {
                     None => trivial += 1,
-                    Some((scores, best)) => {
+                    Some(best) => {
                         total += 1;
                         match verdict(&scores, best, column) {
                             Ok(()) => kept += 1,
@@ -165,10 +283,14 @@ fn main() {
         eprintln!("value_keeping: {message}");
         std::process::exit(2)
     };
-    let book_file = args.iter().position(|a| a == "--book").map(|i| {
-        args.get(i + 1)
-            .unwrap_or_else(|| fail("--book needs a file".into()))
-    });
+    let file_option = |name: &str| {
+        args.iter().position(|a| a == name).map(|i| {
+            args.get(i + 1)
+                .unwrap_or_else(|| fail(format!("{name} needs a file")))
+        })
+    };
+    let book_file = file_option("--book");
+    let label_file = file_option("--labels");
     let book_name = if no_book {
         searcher.set_book(None);
         "off".to_string()
@@ -195,28 +317,32 @@ fn main() {
         );
         return;
     }
+    let labelled = match label_file {
+        Some(file) => cached_labels(Path::new(file), seed, per_ply, &mut rng, &mut solver)
+            .unwrap_or_else(|e| fail(e)),
+        None => labelled_positions(per_ply, &mut rng, &mut solver),
+    };
     let (mut all_kept, mut all_total, mut all_trivial) = (0, 0, 0);
     for plies in 8..=12 {
         let (mut kept, mut total, mut trivial) = (0, 0, 0);
         let mut longest = Duration::ZERO;
         let mut misses = Vec::new();
-        while total + trivial < per_ply {
-            let Some(game) = random_position(&mut rng, plies) else {
-                continue;
-            };
-            let p: Position = *game.position();
-            let Some((scores, best)) = label(&p, &mut solver) else {
+        for position in labelled
+            .iter()
+            .filter(|l| l.game.position().moves_played() == plies)
+        {
+            let Some(best) = interesting(&position.scores) else {
                 trivial += 1;
                 continue;
             };
             total += 1;
             searcher.clear();
             let started = Instant::now();
-            let column = engine_move(&p, &mut searcher, movetime);
+            let column = engine_move(position.game.position(), &mut searcher, movetime);
             longest = longest.max(started.elapsed());
-            match verdict(&scores, best, column) {
+            match verdict(&position.scores, best, column) {
                 Ok(()) => kept += 1,
-                Err(miss) => misses.push(format!("{}: {miss}", game.move_string())),
+                Err(miss) => misses.push(format!("{}: {miss}", position.game.move_string())),
             }
         }
         println!(
