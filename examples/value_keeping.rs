@@ -93,8 +93,7 @@ fn labels_header(seed: u64, per_ply: usize) -> String {
 }
 
 /// The labelled positions of `seed` and `per_ply` from `file`, or if it does
-/// not exist, made and written there (one line each: the moves, then every
-/// column's score, `-` for a full one), so that a rerun skips the solver.
+/// not exist, made and written there, so that a rerun skips the solver.
 fn cached_labels(
     file: &Path,
     seed: u64,
@@ -103,40 +102,65 @@ fn cached_labels(
     solver: &mut Solver,
 ) -> Result<Vec<Labelled>, String> {
     let header = labels_header(seed, per_ply);
-    let name = file.display();
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
+    match std::fs::read_to_string(file) {
+        Ok(text) => {
+            read_labels(&text, &header, per_ply).map_err(|e| format!("{}{e}", file.display()))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let labelled = labelled_positions(per_ply, rng, solver);
-            let mut text = header + "\n";
-            for l in &labelled {
-                let scores: Vec<String> = l
-                    .scores
-                    .iter()
-                    .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
-                    .collect();
-                text += &format!("{} {}\n", l.game.move_string(), scores.join(" "));
-            }
-            atomic_file::write(file, text)
-                .map_err(|e| format!("cannot write the labels to {name}: {e}"))?;
-            return Ok(labelled);
+            atomic_file::write(file, write_labels(&header, &labelled))
+                .map_err(|e| format!("cannot write the labels to {}: {e}", file.display()))?;
+            Ok(labelled)
         }
-        Err(e) => return Err(format!("cannot read the labels in {name}: {e}")),
-    };
+        Err(e) => Err(format!("cannot read the labels in {}: {e}", file.display())),
+    }
+}
+
+/// A labels file: `header`, then one line a position: its moves, then
+/// every column's score (`-` for a full one).
+fn write_labels(header: &str, labelled: &[Labelled]) -> String {
+    let mut text = format!("{header}\n");
+    for l in labelled {
+        let scores: Vec<String> = l
+            .scores
+            .iter()
+            .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
+            .collect();
+        text += &format!("{} {}\n", l.game.move_string(), scores.join(" "));
+    }
+    text
+}
+
+/// The positions of a labels file's `text`, which must start with `header`
+/// and hold `per_ply` positions of each of 8 to 12 plies; an error starts
+/// with what follows the file's name (a line number, say).
+fn read_labels(text: &str, header: &str, per_ply: usize) -> Result<Vec<Labelled>, String> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, first)) if first == header => {}
         first => {
             return Err(format!(
-                "{name} does not hold the labels of seed {seed} with {per_ply} positions a ply \
-                 (its first line: {:?}); give another file, or the seed and count it was made with",
+                " does not hold the labels asked for ({header:?}) but {:?}; give another \
+                 file, or the seed and count it was made with",
                 first.map_or("", |(_, l)| l)
             ));
         }
     }
-    lines
-        .map(|(i, line)| parse_labelled(line).map_err(|e| format!("{name} line {}: {e}", i + 1)))
-        .collect()
+    let labelled = lines
+        .map(|(i, line)| parse_labelled(line).map_err(|e| format!(" line {}: {e}", i + 1)))
+        .collect::<Result<Vec<_>, _>>()?;
+    for plies in 8..=12 {
+        let count = labelled
+            .iter()
+            .filter(|l| l.game.position().moves_played() == plies)
+            .count();
+        if count != per_ply {
+            return Err(format!(
+                " holds {count} positions of {plies} plies, not {per_ply}"
+            ));
+        }
+    }
+    Ok(labelled)
 }
 
 /// One line of a labels file.
