@@ -38,7 +38,7 @@ use rand::{RngExt, SeedableRng};
 use self::geometry::Geometry;
 pub use self::weights::{EvalKind, Weights, WeightsError};
 use super::{AgentError, Spec};
-use crate::position::Position;
+use crate::position::{Position, cells};
 
 /// An evaluator: its weights, the masks of the last board size seen, and a
 /// generator for `random`.
@@ -172,13 +172,12 @@ fn windows(g: &Geometry, w: &[i32], own: u64, opp: u64, k: u32) -> i32 {
 /// One side's `local` score (weights: line, open_end, centre_four).
 fn local(g: &Geometry, w: &[i32], own: u64, opp: u64, p: &Position) -> i32 {
     let empty = p.board_mask() & !(own | opp);
-    let mut open = 0;
-    let mut stones = own;
-    while stones != 0 {
-        let cell = stones.trailing_zeros() as usize;
-        stones &= stones - 1;
-        open += g.local[cell].iter().filter(|&&l| l & opp == 0).count() as i32;
-    }
+    let open: i32 = cells(own)
+        .map(|cell| {
+            let local = &g.local[cell.trailing_zeros() as usize];
+            local.iter().filter(|&&l| l & opp == 0).count() as i32
+        })
+        .sum();
     let ends: u32 = g
         .runs
         .iter()
