@@ -3,15 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Book, Entry};
+use super::{Book, Entry, Layer};
 use crate::rules::Rules;
 
 /// The first eight bytes of every book file.
 const MAGIC: &[u8; 8] = b"C4BOOK\0\n";
-/// The format version this build writes: keys as varint gaps. It also
-/// reads versions 1 and 2 (fixed 10-byte entries; version 1's byte 14 was
-/// reserved, so no deviations).
-const VERSION: u16 = 3;
+/// The format version this build writes: keys as varint gaps, then the
+/// layers. It also reads version 3 (no layers) and versions 1 and 2 (fixed
+/// 10-byte entries; version 1's byte 14 was reserved, so no deviations).
+const VERSION: u16 = 4;
 /// Bytes before the first entry.
 const HEADER_BYTES: usize = 24;
 /// Bytes per entry in versions 1 and 2: key, column, score.
@@ -40,6 +40,16 @@ pub enum BookError {
         path: Option<PathBuf>,
         /// What is wrong, in words.
         problem: String,
+    },
+    /// A layer that cannot be made or combined.
+    #[error("no layer of ply {ply} on the {rules} board: {reason}")]
+    Layer {
+        /// The board.
+        rules: Rules,
+        /// The layer's ply.
+        ply: u32,
+        /// Why, in words.
+        reason: String,
     },
     /// Two books for different boards cannot be combined.
     #[error("the book is for the {found} board, expected {expected}")]
@@ -85,6 +95,12 @@ pub(super) fn encode(book: &Book) -> Vec<u8> {
         out.push(e.column);
         out.push(e.score as u8);
         previous = e.key;
+    }
+    out.push(book.layers.len() as u8);
+    for layer in &book.layers {
+        out.push(layer.ply() as u8);
+        out.extend_from_slice(&layer.slots().to_le_bytes());
+        out.extend_from_slice(layer.bytes());
     }
     let hash = fnv1a(&out);
     out.extend_from_slice(&hash.to_le_bytes());
@@ -171,10 +187,18 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
     if fnv1a(&bytes[..body]) != stored {
         return Err("the check hash does not match: the file is truncated or damaged".into());
     }
-    let entries = if version < 3 {
-        fixed_entries(&bytes[HEADER_BYTES..body])
+    let (entries, layers) = if version < 3 {
+        (fixed_entries(&bytes[HEADER_BYTES..body]), Vec::new())
     } else {
-        varint_entries(&bytes[HEADER_BYTES..body], count)?
+        let (entries, end) = varint_entries(&bytes[HEADER_BYTES..body], count)?;
+        let rest = &bytes[HEADER_BYTES + end..body];
+        let layers = if version == 3 {
+            trailing_bytes(rest.len(), count)?;
+            Vec::new()
+        } else {
+            layers(rules, rest)?
+        };
+        (entries, layers)
     };
     for (i, entry) in entries.iter().enumerate() {
         if u32::from(entry.column) >= rules.columns() {
@@ -199,7 +223,58 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         deviations,
         deepest_ply,
         entries,
+        layers,
     })
+}
+
+/// The layer section of a version 4 body: a count, then each layer's ply,
+/// slot count and values.
+fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, String> {
+    let Some((&count, mut rest)) = section.split_first() else {
+        return Err("the layer count is missing: the file is truncated or damaged".into());
+    };
+    let mut layers: Vec<Layer> = Vec::with_capacity(count.into());
+    for i in 0..count {
+        let cut = || format!("layer {i} of {count} is cut short: the file is truncated or damaged");
+        if rest.len() < 9 {
+            return Err(cut());
+        }
+        let ply = u32::from(rest[0]);
+        let slots = u64::from_le_bytes(rest[1..9].try_into().expect("8 bytes"));
+        let length = usize::try_from(slots.div_ceil(2)).map_err(|_| cut())?;
+        let Some(values) = rest.get(9..9 + length) else {
+            return Err(cut());
+        };
+        if layers.last().is_some_and(|l| l.ply() >= ply) {
+            return Err(format!("layer {i} (ply {ply}) is out of order"));
+        }
+        let layer = Layer::from_bytes(rules, ply, values)?;
+        if layer.slots() != slots {
+            return Err(format!(
+                "layer {i} (ply {ply}) announces {slots} slots, the board's ply has {}",
+                layer.slots()
+            ));
+        }
+        layers.push(layer);
+        rest = &rest[9 + length..];
+    }
+    trailing_bytes(rest.len(), u64::from(count)).map_err(|e| e.replace("entries", "layers"))?;
+    Ok(layers)
+}
+
+/// An error if `extra` bytes follow the last of `count` entries.
+fn trailing_bytes(extra: usize, count: u64) -> Result<(), String> {
+    if extra == 0 {
+        return Ok(());
+    }
+    let (unit, verb) = if extra == 1 {
+        ("byte", "follows")
+    } else {
+        ("bytes", "follow")
+    };
+    Err(format!(
+        "{extra} {unit} {verb} the last of the {count} entries: the file is damaged"
+    ))
 }
 
 /// The entries of a version 1 or 2 body: 10 bytes each.
@@ -213,9 +288,10 @@ fn fixed_entries(body: &[u8]) -> Vec<Entry> {
         .collect()
 }
 
-/// The `count` entries of a version 3 body: each key as its gap from the
-/// previous one (the first from 0) in a varint, then column and score.
-fn varint_entries(body: &[u8], count: u64) -> Result<Vec<Entry>, String> {
+/// The `count` entries of a version 3 or 4 body: each key as its gap from
+/// the previous one (the first from 0) in a varint, then column and score;
+/// and the offset where they end.
+fn varint_entries(body: &[u8], count: u64) -> Result<(Vec<Entry>, usize), String> {
     let mut entries = Vec::with_capacity(count as usize);
     let mut at = 0;
     let mut key: u64 = 0;
@@ -239,18 +315,7 @@ fn varint_entries(body: &[u8], count: u64) -> Result<Vec<Entry>, String> {
             score: score as i8,
         });
     }
-    if at != body.len() {
-        let extra = body.len() - at;
-        let (unit, verb) = if extra == 1 {
-            ("byte", "follows")
-        } else {
-            ("bytes", "follow")
-        };
-        return Err(format!(
-            "{extra} {unit} {verb} the last of the {count} entries: the file is damaged"
-        ));
-    }
-    Ok(entries)
+    Ok((entries, at))
 }
 
 /// Reads a book file.
@@ -280,6 +345,7 @@ pub(super) fn save(book: &Book, path: &Path) -> Result<(), BookError> {
 mod tests {
     use super::*;
     use crate::Game;
+    use crate::score::Outcome;
 
     fn sample() -> Book {
         let mut book = Book::new(Rules::STANDARD);
@@ -289,6 +355,9 @@ mod tests {
         }
         book.set_complete_ply(2);
         book.set_deviations(6);
+        let game = Game::from_move_string(Rules::STANDARD, "112").unwrap();
+        let layer = book.layer_mut(3).unwrap();
+        layer.insert(game.position(), Outcome::Win, Some(1));
         book
     }
 
@@ -296,7 +365,8 @@ mod tests {
     fn round_trips() {
         let book = sample();
         let bytes = encode(&book);
-        assert!(bytes.len() < HEADER_BYTES + 4 * FIXED_ENTRY_BYTES + HASH_BYTES);
+        let layer = book.layer(3).unwrap().bytes().len();
+        assert!(bytes.len() < HEADER_BYTES + 4 * FIXED_ENTRY_BYTES + 10 + layer + HASH_BYTES);
         assert_eq!(decode(&bytes).unwrap(), book);
     }
 
@@ -334,12 +404,27 @@ mod tests {
         bytes
     }
 
+    /// The sample without its layer.
+    fn sample_of_version_3() -> Book {
+        Book {
+            layers: Vec::new(),
+            ..sample()
+        }
+    }
+
     #[test]
     fn older_versions_still_read() {
         let old = decode(&fixed_layout(1)).unwrap();
         assert_eq!(old.deviations(), 0);
         assert_eq!(old.entries, sample().entries);
-        assert_eq!(decode(&fixed_layout(2)).unwrap(), sample());
+        assert_eq!(decode(&fixed_layout(2)).unwrap(), sample_of_version_3());
+        // Version 3: version 4 without the layer section.
+        let mut v3 = encode(&sample_of_version_3());
+        v3.truncate(v3.len() - HASH_BYTES - 1);
+        v3[8] = 3;
+        let hash = fnv1a(&v3);
+        v3.extend_from_slice(&hash.to_le_bytes());
+        assert_eq!(decode(&v3).unwrap(), sample_of_version_3());
         let cut = fixed_layout(2);
         let problem = decode(&cut[..cut.len() - 10]).unwrap_err().to_string();
         assert!(problem.contains("announces 4 entries"), "{problem}");
@@ -367,9 +452,10 @@ mod tests {
         assert!(problem(2, &[5, 3, 0, 0, 3, 0]).contains("entry 1 is out of order"));
         // The last entry lacks its score.
         assert!(problem(2, &[0x85, 0x01, 3, 0, 1, 3]).contains("entry 1 of 2 is cut short"));
-        assert!(problem(1, &[5, 3, 0, 9]).contains("1 byte follows"));
-        assert!(problem(1, &[5, 3, 0, 9, 9]).contains("2 bytes follow"));
-        assert!(problem(1, &[5, 7, 0]).contains("names column 7"));
+        assert!(problem(1, &[5, 3, 0, 0, 9]).contains("1 byte follows the last of the 0 layers"));
+        assert!(problem(1, &[5, 3, 0, 0, 9, 9]).contains("2 bytes follow"));
+        assert!(problem(1, &[5, 7, 0, 0]).contains("names column 7"));
+        assert!(problem(1, &[5, 3, 0]).contains("layer count is missing"));
         let past = problem(
             2,
             &[
@@ -378,6 +464,34 @@ mod tests {
         );
         assert!(past.contains("past 64 bits"), "{past}");
         assert!(problem(1_000, &[5, 3, 0]).contains("announces 1000 entries"));
+    }
+
+    #[test]
+    fn bad_layers_are_named() {
+        let bytes = encode(&sample());
+        let problem = |layers: &[u8]| {
+            let mut body = vec![5, 3, 0];
+            body.extend_from_slice(layers);
+            decode(&with_body(&bytes, 1, &body))
+                .unwrap_err()
+                .to_string()
+        };
+        let slots = Layer::new(Rules::STANDARD, 3).unwrap().slots();
+        let mut one = vec![1, 3];
+        one.extend_from_slice(&slots.to_le_bytes());
+        assert!(problem(&one).contains("layer 0 of 1 is cut short"));
+        one.extend(std::iter::repeat_n(0, slots.div_ceil(2) as usize));
+        let mut two = one.clone();
+        two[0] = 2;
+        two.extend_from_slice(&one[1..]);
+        assert!(problem(&two).contains("layer 1 (ply 3) is out of order"));
+        let mut wrong = one.clone();
+        wrong[2] = 4;
+        let text = problem(&wrong);
+        assert!(
+            text.contains("should have") || text.contains("announces"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -16,14 +16,19 @@
 //! tree too, early in the game, so that the winner's mistakes there find
 //! the loser's answers in the book.
 //!
-//! # File format (version 3)
+//! Beyond the trees, a book may hold *layers* (see [`layer`]): for every
+//! position a game reaches at one ply, its outcome and a move that keeps
+//! it, so that a position off the trees a few plies earlier is proved at
+//! once (the solver takes the outcomes as bounds).
+//!
+//! # File format (version 4)
 //!
 //! Little-endian throughout:
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic "C4BOOK\0\n"
-//!      8     2  version (3; versions 1 and 2 are still read, see below)
+//!      8     2  version (4; versions 1 to 3 are still read, see below)
 //!     10     1  columns
 //!     11     1  rows
 //!     12     1  in-a-row
@@ -40,15 +45,23 @@
 //!                          and its mirror image's key
 //!                 1 byte   best column, 0-based, in the frame of that key
 //!                 1 byte   exact score (signed), from the side to move
+//!            1  layer count m
+//!               m layers, by increasing ply, each:
+//!                 1 byte   ply
+//!                 8 bytes  slot count s (what the board and ply give)
+//!                 ceil(s/2) bytes  four bits a slot, as in [`layer`]
 //!    end-8   8  FNV-1a 64 hash of every byte before it
 //! ```
 //!
-//! Versions 1 and 2 stored each entry in 10 bytes (the key as 8 bytes,
-//! then column and score); version 1's byte 14 was reserved and reads as
-//! deviations 0. The gaps make the shipped book 2.3 times smaller.
+//! Version 3 is version 4 without the layer count and layers. Versions 1
+//! and 2 stored each entry in 10 bytes (the key as 8 bytes, then column and
+//! score); version 1's byte 14 was reserved and reads as deviations 0. The
+//! gaps make the shipped book's entries 2.3 times smaller.
 
 pub mod build;
 mod format;
+pub mod layer;
+pub mod layer_build;
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -57,6 +70,7 @@ use crate::position::Position;
 use crate::rules::Rules;
 
 pub use format::BookError;
+pub use layer::{Layer, LayerMove};
 
 /// One stored position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +105,8 @@ pub struct Book {
     deepest_ply: u32,
     /// Sorted by key, keys distinct.
     entries: Vec<Entry>,
+    /// Layers of whole plies (see [`layer`]), by ply, one per ply.
+    layers: Vec<Layer>,
 }
 
 /// The number of stones of the position whose key is `key` on `rules`'
@@ -125,6 +141,7 @@ impl Book {
             deviations: 0,
             deepest_ply: 0,
             entries: Vec::new(),
+            layers: Vec::new(),
         }
     }
 
@@ -197,9 +214,38 @@ impl Book {
         self.entries.len()
     }
 
-    /// Whether the book holds no position.
+    /// Whether the book holds no entry and no layer.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_empty() && self.layers.is_empty()
+    }
+
+    /// The book's layers, by ply.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+
+    /// The layer of `ply`, if the book has one.
+    pub fn layer(&self, ply: u32) -> Option<&Layer> {
+        self.layers.iter().find(|l| l.ply() == ply)
+    }
+
+    /// The layer of `ply`, made empty first if the book has none.
+    pub fn layer_mut(&mut self, ply: u32) -> Result<&mut Layer, BookError> {
+        let i = match self.layers.iter().position(|l| l.ply() >= ply) {
+            Some(i) if self.layers[i].ply() == ply => i,
+            found => {
+                let i = found.unwrap_or(self.layers.len());
+                self.layers.insert(i, Layer::new(self.rules, ply)?);
+                i
+            }
+        };
+        Ok(&mut self.layers[i])
+    }
+
+    /// What the layer of `p`'s ply knows of `p`, if the book has one.
+    #[inline]
+    pub fn layer_move(&self, p: &Position) -> Option<LayerMove> {
+        self.layer(p.moves_played())?.lookup(p)
     }
 
     /// The best move and exact score of `p`, if the book holds it (and is
@@ -250,13 +296,25 @@ impl Book {
     }
 
     /// Adds every entry of `other` (same board) that this book lacks, and
-    /// keeps the smaller of the two complete plies and deviation plies.
+    /// keeps the smaller of the two complete plies and deviation plies (a
+    /// book of layers alone has no trees, so it changes neither); merges
+    /// the layers of each ply.
     pub fn merge(&mut self, other: &Book) -> Result<(), BookError> {
         if other.rules != self.rules {
             return Err(BookError::OtherRules {
                 expected: self.rules,
                 found: other.rules,
             });
+        }
+        for layer in &other.layers {
+            self.layer_mut(layer.ply())?.merge(layer)?;
+        }
+        if other.entries.is_empty() {
+            return Ok(());
+        }
+        if self.entries.is_empty() {
+            self.complete_ply = other.complete_ply;
+            self.deviations = other.deviations;
         }
         let mut merged = Vec::with_capacity(self.entries.len() + other.entries.len());
         let (mut a, mut b) = (

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use connect4::Rules;
 use connect4::book::build::{self, BuildEnd, BuildOptions, Shard};
+use connect4::book::layer_build::{self, LayerOptions};
 use connect4::book::{Book, BookError};
 
 /// What to do with a book.
@@ -66,6 +67,12 @@ pub struct BuildArgs {
     /// setting, 0 for a new book: none).
     #[arg(long, value_name = "PLY", value_parser = clap::value_parser!(u32).range(0..=64))]
     deviations: Option<u32>,
+    /// Instead of the trees, fill the layer of this ply: the outcome and a
+    /// move that keeps it for every position a game reaches at that ply
+    /// (with --shard, one run of its slots).
+    #[arg(long, value_name = "PLY", conflicts_with_all = ["depth", "deviations"],
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    layer: Option<u32>,
 }
 
 /// Arguments of `book merge`.
@@ -90,6 +97,9 @@ pub struct VerifyArgs {
     /// Only positions of at least this many plies (early ones take long).
     #[arg(long, default_value_t = 0)]
     min_ply: u32,
+    /// Check the layer of this ply instead of the trees.
+    #[arg(long, value_name = "PLY", conflicts_with = "min_ply")]
+    layer: Option<u32>,
     /// Seed of the random sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -170,16 +180,15 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         checkpoint: Duration::from_secs(args.checkpoint),
         deviations: args.deviations,
     };
+    if let Some(ply) = args.layer {
+        return build_layer(&mut book, args, ply, time, out);
+    }
     let before = book.len();
     let start = Instant::now();
     let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
     let end = build::build(&mut book, &args.out, &options)
         .with_context(|| format!("building '{}'", args.out.display()))?;
-    let how = match end {
-        BuildEnd::Complete => "complete",
-        BuildEnd::OutOfTime => "stopped at the time limit (run again to carry on)",
-        BuildEnd::ShardDone => "shard done (merge the shards with 'connect4 book merge')",
-    };
+    let how = ending(end);
     writeln!(
         out,
         "{}: {} entries (+{}), complete to ply {}, {how}; {:.1} s wall, {:.1} s CPU",
@@ -187,6 +196,54 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         book.len(),
         book.len() - before,
         book.complete_ply(),
+        start.elapsed().as_secs_f64(),
+        connect4::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `how` a build ended says to the user.
+fn ending(end: BuildEnd) -> &'static str {
+    match end {
+        BuildEnd::Complete => "complete",
+        BuildEnd::OutOfTime => "stopped at the time limit (run again to carry on)",
+        BuildEnd::ShardDone => "shard done (merge the shards with 'connect4 book merge')",
+    }
+}
+
+fn build_layer(
+    book: &mut Book,
+    args: &BuildArgs,
+    ply: u32,
+    time: Option<Duration>,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
+    let options = LayerOptions {
+        ply,
+        hash_mb: args.hash_mb,
+        threads: args.threads as usize,
+        time,
+        shard: args.shard.map(|s| s.0),
+        checkpoint: Duration::from_secs(args.checkpoint),
+    };
+    let before = book.layer(ply).map_or(0, |l| l.known());
+    let start = Instant::now();
+    let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
+    let end = layer_build::build_layer(book, &args.out, &options).with_context(|| {
+        format!(
+            "building the layer of ply {ply} in '{}'",
+            args.out.display()
+        )
+    })?;
+    let layer = book.layer(ply).expect("the build made it");
+    writeln!(
+        out,
+        "{}: layer of ply {ply}: {} of {} slots known (+{}), {}; {:.1} s wall, {:.1} s CPU",
+        args.out.display(),
+        layer.known(),
+        layer.slots(),
+        layer.known() - before,
+        ending(end),
         start.elapsed().as_secs_f64(),
         connect4::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
     )?;
@@ -213,7 +270,16 @@ fn merge(args: &MergeArgs, out: &mut impl Write) -> Result<ExitCode> {
 fn verify(args: &VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
     let book = open_or_shipped(args.book.as_deref())?;
     let start = Instant::now();
-    let (checked, wrong) = build::verify(&book, args.sample, args.min_ply, args.seed, args.hash_mb);
+    let (checked, wrong) = match args.layer {
+        Some(ply) if book.layer(ply).is_none() => {
+            bail!(
+                "the book has no layer of ply {ply} (it has {})",
+                layer_list(&book)
+            )
+        }
+        Some(ply) => layer_build::verify_layer(&book, ply, args.sample, args.seed, args.hash_mb),
+        None => build::verify(&book, args.sample, args.min_ply, args.seed, args.hash_mb),
+    };
     for w in &wrong {
         writeln!(
             out,
@@ -234,6 +300,17 @@ fn verify(args: &VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
     })
 }
 
+/// The plies of `book`'s layers, in words.
+fn layer_list(book: &Book) -> String {
+    match book.layers() {
+        [] => "none".into(),
+        layers => {
+            let plies: Vec<String> = layers.iter().map(|l| l.ply().to_string()).collect();
+            format!("plies {}", plies.join(", "))
+        }
+    }
+}
+
 fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     let book = open_or_shipped(args.book.as_deref())?;
     let bytes = book.to_bytes().len();
@@ -245,6 +322,16 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     // Per ply, the positions the walk of the complete plies reaches.
     for (ply, n) in build::entries_per_ply(&book).iter().enumerate() {
         writeln!(out, "  ply {ply:2}: {n}")?;
+    }
+    for layer in book.layers() {
+        let (needed, known) = layer_build::coverage(&book, layer.ply());
+        writeln!(
+            out,
+            "layer of ply {}: {known} of the {needed} positions a game reaches (not won at once), \
+             {} slots",
+            layer.ply(),
+            layer.slots(),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

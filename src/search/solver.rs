@@ -8,7 +8,7 @@ use crate::score;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::book::{Book, BookMove};
+use crate::book::{Book, BookMove, LayerMove};
 use crate::score::Outcome;
 use crate::search::bounds_table::TranspositionTable;
 use crate::search::limits::{Budget, Limits};
@@ -74,6 +74,9 @@ pub struct Solver {
     /// beyond `book_plies`.
     book: Option<Arc<Book>>,
     book_plies: u32,
+    /// Bit `n` set: the book has a layer of ply `n`, whose outcomes bound
+    /// the score.
+    layer_plies: u64,
 }
 
 impl Solver {
@@ -101,6 +104,7 @@ impl Solver {
                 rules: None,
                 book: None,
                 book_plies: 0,
+                layer_plies: 0,
             }
             .with_book(Some(Book::shipped())),
         )
@@ -116,6 +120,9 @@ impl Solver {
     /// See [`Solver::with_book`].
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
         self.book_plies = book.as_ref().map_or(0, |b| b.deepest_ply());
+        self.layer_plies = book
+            .as_ref()
+            .map_or(0, |b| b.layers().iter().fold(0, |m, l| m | 1u64 << l.ply()));
         self.book = book.filter(|b| !b.is_empty());
     }
 
@@ -136,6 +143,25 @@ impl Solver {
             Some(book) if p.moves_played() <= self.book_plies => book.lookup(p),
             _ => None,
         }
+    }
+
+    /// What the book's layer of `p`'s ply knows of `p`, if any.
+    #[inline]
+    fn layer_entry(&self, p: &Position) -> Option<LayerMove> {
+        match &self.book {
+            Some(book) if self.layer_plies >> p.moves_played() & 1 == 1 => book.layer_move(p),
+            _ => None,
+        }
+    }
+
+    /// The bounds on `p`'s exact score that its outcome in a layer gives.
+    #[inline]
+    fn layer_bounds(&self, p: &Position) -> Option<(i32, i32)> {
+        self.layer_entry(p).map(|m| match m.outcome {
+            Outcome::Win => (1, score::win_now(p)),
+            Outcome::Draw => (0, 0),
+            Outcome::Loss => (score::loss_next(p), -1),
+        })
     }
 
     /// Forgets everything the table learned.
@@ -180,7 +206,11 @@ impl Solver {
         search: impl FnOnce(&mut Solver) -> T,
     ) -> T {
         self.prepare(p);
-        if self.threads <= 1 || p.winning_moves() != 0 || self.book_entry(p).is_some() {
+        if self.threads <= 1
+            || p.winning_moves() != 0
+            || self.book_entry(p).is_some()
+            || self.layer_entry(p).is_some()
+        {
             return search(self);
         }
         let stop = Arc::new(AtomicBool::new(false));
@@ -193,6 +223,7 @@ impl Solver {
                 rules: self.rules,
                 book: self.book.clone(),
                 book_plies: self.book_plies,
+                layer_plies: self.layer_plies,
             })
             .collect();
         std::thread::scope(|scope| {
@@ -298,11 +329,17 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return Some(if weak { m.score.signum() } else { m.score });
         }
-        let (min, max) = if weak {
+        let (mut min, mut max) = if weak {
             (-1, 1)
         } else {
             (score::loss_next(p), score::win_now(p))
         };
+        if let Some((lo, hi)) = self.layer_bounds(p) {
+            // The outcome is known: a weak solve is done, an exact one
+            // searches only that side of zero.
+            min = min.max(lo.min(max));
+            max = max.min(hi.max(min));
+        }
         self.narrow(p, min, max)
     }
 
@@ -443,9 +480,16 @@ impl Solver {
     /// The lower and upper bounds on `p`'s exact score (from the side to
     /// move) that the book or the table holds, if any.
     pub fn proven_bounds(&self, p: &Position) -> (Option<i32>, Option<i32>) {
-        match self.book_entry(p) {
-            Some(m) => (Some(m.score), Some(m.score)),
-            None => self.table_bounds(p),
+        if let Some(m) = self.book_entry(p) {
+            return (Some(m.score), Some(m.score));
+        }
+        let (lower, upper) = self.table_bounds(p);
+        match self.layer_bounds(p) {
+            None => (lower, upper),
+            Some((lo, hi)) => (
+                Some(lower.map_or(lo, |l| l.max(lo))),
+                Some(upper.map_or(hi, |u| u.min(hi))),
+            ),
         }
     }
 
@@ -569,6 +613,13 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return Some((m.column, Outcome::of(m.score)));
         }
+        if let Some(LayerMove {
+            outcome,
+            column: Some(column),
+        }) = self.layer_entry(p)
+        {
+            return Some((column, outcome));
+        }
         let outcome = Outcome::of(self.solve_alone(p, true)?);
         let mut candidates = p.non_losing_moves();
         if candidates == 0 || outcome == Outcome::Loss {
@@ -636,9 +687,14 @@ impl Solver {
             return m.score;
         }
         let children = self.children_keys(p, moves);
-        // Step 3. Bounds from the rules (nobody wins at once) and the table.
+        // Step 3. Bounds from the rules (nobody wins at once), a layer's
+        // outcome and the table.
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);
+        if let Some((l, h)) = self.layer_bounds(p) {
+            lo = lo.max(l);
+            hi = hi.min(h);
+        }
         let (key, mirrored) = table_key(p);
         // A column as stored in the table, or as read from it.
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
