@@ -23,7 +23,9 @@ if command -v squeue >/dev/null; then
     done < <(squeue -h -j "$array" -o '%K %T' 2>/dev/null || true)
 fi
 echo "run $dir: $KIND, $TASKS tasks; last submission: array job $array, merge job $merge"
-if [[ $KIND == book ]]; then
+if [[ $KIND == book && -n ${LAYER:-} ]]; then
+    echo "book: $("$C4" book stats "$dir/book.c4book" | grep "^layer of ply $LAYER:" || echo "no layer of ply $LAYER yet")"
+elif [[ $KIND == book ]]; then
     echo "book: $("$C4" book stats "$dir/book.c4book" | sed -n 's/^complete to ply /complete to ply /p'), target ply $DEPTH"
 fi
 printf '%-6s %-10s %s\n' task state work

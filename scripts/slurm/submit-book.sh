@@ -4,11 +4,14 @@
 # the parts into the book and, until the book reaches --depth, submits the
 # next ply's array and merge itself.
 #
-#   scripts/slurm/submit-book.sh --depth D [--tasks N] [--dir DIR] [--from BOOK]
+#   scripts/slurm/submit-book.sh --depth D | --layer PLY [--tasks N] [--dir DIR] [--from BOOK]
 #                                [--rules CxRxK] [--hash-mb M] [--deviations PLY]
 #                                [--connect4 PATH] [--sbatch OPTION]...
 #
 #   --depth D        build the book down to this ply (as `connect4 book build --depth`)
+#   --layer PLY      instead of the trees, fill the book's layer of this ply (as
+#                    `connect4 book build --layer`): one array, task I takes the
+#                    I-th of N runs of its slots, then one merge
 #   --tasks N        array tasks per ply (default 8)
 #   --dir DIR        the run folder; its book.c4book is the book being built
 #                    (default runs/book-DATE-TIME)
@@ -29,10 +32,11 @@ set -euo pipefail
 # shellcheck source=scripts/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" deviations="" c4="" sbatch_extra=()
+tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" layer="" deviations="" c4="" sbatch_extra=()
 while (($#)); do
     case $1 in
     --depth) depth=${2:?--depth needs a ply}; shift 2 ;;
+    --layer) layer=${2:?--layer needs a ply}; shift 2 ;;
     --tasks) tasks=${2:?--tasks needs a number}; shift 2 ;;
     --dir) dir=${2:?--dir needs a folder}; shift 2 ;;
     --from) from=${2:?--from needs a book}; shift 2 ;;
@@ -45,7 +49,12 @@ while (($#)); do
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
-[[ $depth =~ ^[0-9]+$ ]] || die "--depth '${depth}': expected the ply to build the book to, such as --depth 12"
+if [[ -n $layer ]]; then
+    [[ -z $depth && -z $deviations ]] || die "--layer fills one layer: leave out --depth and --deviations"
+    [[ $layer =~ ^[1-9][0-9]*$ ]] || die "--layer '$layer': expected the ply of the layer, such as --layer 11"
+else
+    [[ $depth =~ ^[0-9]+$ ]] || die "--depth '${depth}': expected the ply to build the book to, such as --depth 12 (or --layer PLY)"
+fi
 [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
 [[ $hash_mb =~ ^[1-9][0-9]*$ ]] || die "--hash-mb '$hash_mb': expected a positive whole number of MiB"
 [[ -z $deviations || $deviations =~ ^[0-9]+$ ]] ||
@@ -76,6 +85,19 @@ if [[ -n $deviations ]]; then
     # Recorded in the book, so every task and merge follows it.
     "$c4" book build --out "$book" --depth 0 --deviations "$deviations" --hash-mb 16 >/dev/null ||
         die "could not set --deviations $deviations on $book"
+fi
+if [[ -n $layer ]]; then
+    # An empty layer in the book first: it refuses a ply the board cannot have.
+    "$c4" book build --out "$book" --layer "$layer" --time 0.001 --hash-mb 16 >/dev/null 2>"$dir/start.txt" ||
+        die "could not start the layer of ply $layer in $book: $(tail -n 1 "$dir/start.txt")"
+    write_args "$dir/sbatch-args" "${sbatch_extra[@]}"
+    write_env "$dir/run.env" KIND book TASKS "$tasks" CPUS 1 C4 "$c4" LAYER "$layer" HASH_MB "$hash_mb" \
+        REPO "$root" TASK_SCRIPT "$root/scripts/slurm/book-task.sbatch" \
+        MERGE_SCRIPT "$root/scripts/slurm/book-merge.sbatch"
+    rm -f "$dir"/done/*
+    echo "book $book: filling the layer of ply $layer with $tasks tasks"
+    submit_tasks_and_merge "$dir" "1-$tasks"
+    exit 0
 fi
 complete=$("$c4" book stats "$book" | sed -n 's/^complete to ply //p')
 if ((complete >= depth)); then

@@ -337,6 +337,19 @@ pub struct BookInfo {
     /// engines that predate it.
     #[serde(default)]
     pub deviations: u32,
+    /// Its layers: every position a game reaches at a ply, with its
+    /// outcome (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerInfo>,
+}
+
+/// One layer of the book, in `hello`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerInfo {
+    /// Its ply.
+    pub ply: u32,
+    /// Positions it knows (a position and its mirror image count once).
+    pub positions: u64,
 }
 
 /// One option, in `hello`.
@@ -795,5 +808,8 @@ mod tests {
         let book: BookInfo = serde_json::from_str(older).unwrap();
         assert_eq!(book.deviations, 0);
         assert_eq!(book.positions, 9);
+        assert!(book.layers.is_empty());
+        // A book without layers says nothing of them.
+        assert!(!serde_json::to_string(&book).unwrap().contains("layers"));
     }
 }

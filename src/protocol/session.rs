@@ -30,9 +30,9 @@ use crate::grid;
 use crate::position::{Player, Position, Status};
 use crate::protocol::lines::{Line, LineReader};
 use crate::protocol::messages::{
-    Board, BookInfo, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, MAX_LINE_BYTES,
-    MoveScore, Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply, Request,
-    VERSION, WireScore, parse_request,
+    Board, BookInfo, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, LayerInfo,
+    MAX_LINE_BYTES, MoveScore, Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply,
+    Request, VERSION, WireScore, parse_request,
 };
 use crate::score::end_ply;
 
@@ -412,6 +412,14 @@ impl Session {
             plies: b.complete_ply(),
             positions: b.len(),
             deviations: b.deviations(),
+            layers: b
+                .layers()
+                .iter()
+                .map(|l| LayerInfo {
+                    ply: l.ply(),
+                    positions: l.known(),
+                })
+                .collect(),
         });
         Reply::Hello {
             id,
