@@ -304,6 +304,12 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The book of [`layer_book`] for 5x4x4 at ply 9, made once.
+    fn small_layer_book() -> Arc<Book> {
+        static BOOK: std::sync::OnceLock<Arc<Book>> = std::sync::OnceLock::new();
+        Arc::clone(BOOK.get_or_init(|| Arc::new(layer_book(small(), 9))))
+    }
+
     /// A book of the whole layer of `ply` on `rules`' board and nothing else.
     fn layer_book(rules: Rules, ply: u32) -> Book {
         let path = std::env::temp_dir().join(format!(
@@ -326,9 +332,42 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_proves_positions_before_a_layer_on_a_small_budget() {
+        use crate::search::Searcher;
+        let rules = small();
+        let book = small_layer_book();
+        let mut judge = Solver::new(16).with_book(None);
+        let todo: Vec<Position> = positions(rules, 6)
+            .into_iter()
+            .filter(|p| p.winning_moves() == 0)
+            .collect();
+        let mut proven = |book: Option<Arc<Book>>| {
+            let mut searcher = Searcher::new(16);
+            searcher.set_book(book);
+            let mut count = 0;
+            for p in &todo {
+                searcher.clear();
+                let report = searcher
+                    .search(p, &Limits::nodes(NODES), None, |_| {})
+                    .unwrap();
+                if let Some(outcome) = report.score.outcome {
+                    assert_eq!(outcome, Outcome::of(judge.solve_weak(p)), "{:#x}", p.key());
+                    count += 1;
+                }
+            }
+            count
+        };
+        const NODES: u64 = 10_000;
+        let (with, without) = (proven(Some(book)), proven(None));
+        eprintln!("{with} {without} of {}", todo.len());
+        assert_eq!(with, todo.len());
+        assert!(without < todo.len(), "{without}");
+    }
+
+    #[test]
     fn the_solver_with_a_layer_gives_the_same_scores_in_fewer_nodes() {
         let rules = small();
-        let book = Arc::new(layer_book(rules, 9));
+        let book = small_layer_book();
         let mut with = Solver::new(16).with_book(Some(book));
         let mut without = Solver::new(16).with_book(None);
         let (mut nodes_with, mut nodes_without) = (0, 0);
