@@ -17,7 +17,7 @@
 #                    (default runs/book-DATE-TIME)
 #   --from BOOK      start from this book (say book/7x6x4.c4book) instead of an empty one
 #   --rules CxRxK    the board of a new book (default 7x6x4)
-#   --hash-mb M      each task's solver table in MiB (default 1024; ask Slurm for
+#   --hash-mb M      each task's solver table in MiB (default 1024, 16 with --layer; ask Slurm for
 #                    that much memory and more, such as --sbatch --mem=2G)
 #   --deviations PLY also give the side that loses at a root its tree, down to
 #                    this ply (as `connect4 book build --deviations`; default:
@@ -32,7 +32,7 @@ set -euo pipefail
 # shellcheck source=scripts/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-tasks=8 dir="" from="" rules=7x6x4 hash_mb=1024 depth="" layer="" deviations="" c4="" sbatch_extra=()
+tasks=8 dir="" from="" rules=7x6x4 hash_mb="" depth="" layer="" deviations="" c4="" sbatch_extra=()
 while (($#)); do
     case $1 in
     --depth) depth=${2:?--depth needs a ply}; shift 2 ;;
@@ -56,6 +56,9 @@ else
     [[ $depth =~ ^[0-9]+$ ]] || die "--depth '${depth}': expected the ply to build the book to, such as --depth 12 (or --layer PLY)"
 fi
 [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
+if [[ -z $hash_mb ]]; then
+    if [[ -n $layer ]]; then hash_mb=16; else hash_mb=1024; fi
+fi
 [[ $hash_mb =~ ^[1-9][0-9]*$ ]] || die "--hash-mb '$hash_mb': expected a positive whole number of MiB"
 [[ -z $deviations || $deviations =~ ^[0-9]+$ ]] ||
     die "--deviations '$deviations': expected the ply the losing side's trees go to, such as --deviations 10"
