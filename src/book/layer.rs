@@ -395,7 +395,13 @@ impl Layer {
         }
         layer.values.copy_from_slice(bytes);
         let columns = rules.columns() as u8;
-        for slot in 0..layer.slots() {
+        // On a board of MAX_COLUMNS columns every value names a column.
+        let check = if rules.columns() < MAX_COLUMNS {
+            layer.slots()
+        } else {
+            0
+        };
+        for slot in 0..check {
             let v = layer.value(slot);
             let column = match v {
                 UNKNOWN | LOSS => continue,
