@@ -440,6 +440,83 @@ fn book_build_carries_on_with_its_own_board_and_refuses_another() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_layer_is_built_in_shards_merged_and_checked_and_bad_plies_are_named() {
+    let dir = std::env::temp_dir().join(format!("c4-layercli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let part = |i: u32| dir.join(format!("part{i}.c4book"));
+    for i in 1..=2 {
+        connect4()
+            .args([
+                "book", "build", "--rules", "5x4x4", "--layer", "6", "--shard",
+            ])
+            .arg(format!("{i}/2"))
+            .arg("--out")
+            .arg(part(i))
+            .assert()
+            .success()
+            .stdout(
+                predicate::str::contains("layer of ply 6:")
+                    .and(predicate::str::contains("shard done")),
+            );
+    }
+    let whole = dir.join("whole.c4book");
+    connect4()
+        .args(["book", "merge", "--out"])
+        .arg(&whole)
+        .arg(part(1))
+        .arg(part(2))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("layer of ply 6:"));
+    let stats = connect4()
+        .args(["book", "stats"])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    let stats = String::from_utf8(stats.stdout).unwrap();
+    let line = stats
+        .lines()
+        .find(|l| l.starts_with("layer of ply 6:"))
+        .unwrap();
+    let numbers: Vec<&str> = line.split_whitespace().collect();
+    // "layer of ply 6: K of the N positions ..."
+    assert_eq!(numbers[4], numbers[7], "{line}");
+    connect4()
+        .args(["book", "verify", "--layer", "6", "--sample", "30"])
+        .arg(&whole)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("30 positions re-solved")
+                .and(predicate::str::contains("0 disagree")),
+        );
+    connect4()
+        .args(["book", "verify", "--layer", "5"])
+        .arg(&whole)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "the book has no layer of ply 5 (it has plies 6)",
+        ));
+    let refused = |args: &[&str], words: &str| {
+        connect4()
+            .args(["book", "build", "--out"])
+            .arg(dir.join("refused.c4book"))
+            .args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(words.to_string()));
+    };
+    refused(
+        &["--layer", "20", "--rules", "5x4x4"],
+        "the ply must be between 1 and 19",
+    );
+    refused(&["--layer", "5", "--rules", "8x6x4"], "at most 7 columns");
+    refused(&["--layer", "5", "--depth", "8"], "cannot be used with");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The texts of an SVG picture, which must parse as XML.
 fn svg_texts(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();

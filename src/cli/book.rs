@@ -259,16 +259,23 @@ fn build_layer(
 }
 
 fn merge(args: &MergeArgs, out: &mut impl Write) -> Result<ExitCode> {
-    let mut books = args.books.iter().map(|p| Book::load(p));
-    let mut merged = books.next().expect("clap requires one book")?;
-    for book in books {
-        merged.merge(&book?)?;
+    let (first, rest) = args.books.split_first().expect("clap requires one book");
+    let mut merged = Book::load(first)?;
+    for path in rest {
+        merged
+            .merge(&Book::load(path)?)
+            .with_context(|| format!("merging '{}'", path.display()))?;
     }
     let complete = build::finish_plies(&mut merged, u32::MAX);
     merged.save(&args.out)?;
+    let layers: String = merged
+        .layers()
+        .iter()
+        .map(|l| format!("; layer of ply {}: {} slots known", l.ply(), l.known()))
+        .collect();
     writeln!(
         out,
-        "{}: {} entries, complete to ply {complete}",
+        "{}: {} entries, complete to ply {complete}{layers}",
         args.out.display(),
         merged.len()
     )?;
