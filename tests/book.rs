@@ -1,5 +1,6 @@
 //! The shipped opening book through the real binary: it answers at once,
-//! `go` plays its moves, and a sample of it re-solved agrees.
+//! `go` plays its moves, and a sample of it re-solved agrees; the same for
+//! its layer of ply 11.
 
 mod common;
 
@@ -82,4 +83,65 @@ fn resizing_the_table_keeps_the_book_setting() {
         panic!("no hello");
     };
     assert!(book.is_none(), "the book came back after a resize");
+}
+
+/// The first position (by slot) that the shipped book's layer of ply 11
+/// knows, and what it knows.
+fn a_position_of_the_shipped_layer() -> (connect4::Position, connect4::book::LayerMove) {
+    let book = connect4::book::Book::shipped();
+    let layer = book
+        .layer(11)
+        .expect("the shipped book has a layer of ply 11");
+    (0..layer.slots())
+        .filter_map(|slot| layer.position_at(slot))
+        .find_map(|p| layer.lookup(&p).map(|m| (p, m)))
+        .expect("the layer knows some position")
+}
+
+#[test]
+fn hello_lists_the_shipped_layer() {
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"hello"}"#);
+    let Reply::Hello { book, .. } = e.recv_final() else {
+        panic!("no hello");
+    };
+    let layers = book.expect("a book is loaded").layers;
+    let shipped = connect4::book::Book::shipped();
+    let layer = shipped.layer(11).unwrap();
+    assert_eq!(layers.len(), 1);
+    assert_eq!((layers[0].ply, layers[0].positions), (11, layer.known()));
+    assert!(layer.known() > 0);
+}
+
+#[test]
+fn the_clock_answers_a_position_of_the_layer_with_its_outcome() {
+    use connect4::search::{Limits, Searcher};
+    let (p, m) = a_position_of_the_shipped_layer();
+    let mut searcher = Searcher::new(16);
+    let report = searcher
+        .search(&p, &Limits::nodes(200_000), None, |_| {})
+        .expect("not over");
+    assert_eq!(report.score.outcome, Some(m.outcome));
+    if let Some(column) = m.column {
+        // The layer's move, or another the solver found that keeps it.
+        let mut judge = connect4::search::Solver::new(16).with_book(None);
+        let mut child = p;
+        child.play(report.best);
+        let kept = child.last_move_won() || -judge.solve_weak(&child) == judge.solve_weak(&p);
+        assert!(kept, "column {} (the layer's: {column})", report.best);
+    }
+}
+
+#[test]
+fn a_sample_of_the_shipped_layer_re_solved_agrees() {
+    connect4()
+        .args([
+            "book", "verify", "--layer", "11", "--sample", "4", "--seed", "5",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("4 positions re-solved")
+                .and(predicate::str::contains("0 disagree")),
+        );
 }
