@@ -9,6 +9,15 @@ use common::Driver;
 use connect4::protocol::Reply;
 use predicates::prelude::*;
 
+/// The `book` of the engine's `hello`.
+fn hello_book(e: &mut Driver) -> Option<connect4::protocol::messages::BookInfo> {
+    e.send(r#"{"cmd":"hello"}"#);
+    let Reply::Hello { book, .. } = e.recv_final() else {
+        panic!("no hello");
+    };
+    book
+}
+
 fn connect4() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("connect4"))
 }
@@ -25,10 +34,7 @@ fn the_empty_board_is_solved_from_the_book() {
 #[test]
 fn a_short_go_from_the_empty_board_plays_the_book_move_and_hello_names_the_book() {
     let mut e = Driver::start();
-    e.send(r#"{"cmd":"hello"}"#);
-    let Reply::Hello { book, .. } = e.recv_final() else {
-        panic!("no hello");
-    };
+    let book = hello_book(&mut e);
     let book = book.expect("a book is loaded");
     let shipped = connect4::book::Book::shipped();
     assert_eq!(book.board, "7x6x4");
@@ -78,10 +84,7 @@ fn resizing_the_table_keeps_the_book_setting() {
     e.recv_final();
     e.send(r#"{"cmd":"setoption","name":"hash_mb","value":16}"#);
     assert!(matches!(e.recv_final(), Reply::Ok { .. }));
-    e.send(r#"{"cmd":"hello"}"#);
-    let Reply::Hello { book, .. } = e.recv_final() else {
-        panic!("no hello");
-    };
+    let book = hello_book(&mut e);
     assert!(book.is_none(), "the book came back after a resize");
 }
 
@@ -101,10 +104,7 @@ fn a_position_of_the_shipped_layer() -> (connect4::Position, connect4::book::Lay
 #[test]
 fn hello_lists_the_shipped_layer() {
     let mut e = Driver::start();
-    e.send(r#"{"cmd":"hello"}"#);
-    let Reply::Hello { book, .. } = e.recv_final() else {
-        panic!("no hello");
-    };
+    let book = hello_book(&mut e);
     let layers = book.expect("a book is loaded").layers;
     let shipped = connect4::book::Book::shipped();
     let layer = shipped.layer(11).unwrap();

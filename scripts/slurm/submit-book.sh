@@ -93,25 +93,20 @@ if [[ -n $layer ]]; then
     # An empty layer in the book first: it refuses a ply the board cannot have.
     "$c4" book build --out "$book" --layer "$layer" --time 0.001 --hash-mb 16 >/dev/null 2>"$dir/start.txt" ||
         die "could not start the layer of ply $layer in $book: $(tail -n 1 "$dir/start.txt")"
-    write_args "$dir/sbatch-args" "${sbatch_extra[@]}"
-    write_env "$dir/run.env" KIND book TASKS "$tasks" CPUS 1 C4 "$c4" LAYER "$layer" HASH_MB "$hash_mb" \
-        REPO "$root" TASK_SCRIPT "$root/scripts/slurm/book-task.sbatch" \
-        MERGE_SCRIPT "$root/scripts/slurm/book-merge.sbatch"
-    rm -f "$dir"/done/*
-    echo "book $book: filling the layer of ply $layer with $tasks tasks"
-    submit_tasks_and_merge "$dir" "1-$tasks"
-    exit 0
-fi
-complete=$("$c4" book stats "$book" | sed -n 's/^complete to ply //p')
-if ((complete >= depth)); then
-    echo "$book is complete to ply $complete already (--depth $depth): nothing to submit"
-    exit 0
+    work="filling the layer of ply $layer"
+else
+    complete=$("$c4" book stats "$book" | sed -n 's/^complete to ply //p')
+    if ((complete >= depth)); then
+        echo "$book is complete to ply $complete already (--depth $depth): nothing to submit"
+        exit 0
+    fi
+    work="complete to ply $complete; building ply $((complete + 1)) of $depth"
 fi
 
 write_args "$dir/sbatch-args" "${sbatch_extra[@]}"
-write_env "$dir/run.env" KIND book TASKS "$tasks" CPUS 1 C4 "$c4" DEPTH "$depth" HASH_MB "$hash_mb" \
-    REPO "$root" TASK_SCRIPT "$root/scripts/slurm/book-task.sbatch" \
+write_env "$dir/run.env" KIND book TASKS "$tasks" CPUS 1 C4 "$c4" DEPTH "$depth" LAYER "$layer" \
+    HASH_MB "$hash_mb" REPO "$root" TASK_SCRIPT "$root/scripts/slurm/book-task.sbatch" \
     MERGE_SCRIPT "$root/scripts/slurm/book-merge.sbatch"
 rm -f "$dir"/done/*
-echo "book $book: complete to ply $complete; building ply $((complete + 1)) of $depth with $tasks tasks"
+echo "book $book: $work with $tasks tasks"
 submit_tasks_and_merge "$dir" "1-$tasks"

@@ -193,7 +193,7 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         let (entries, end) = varint_entries(&bytes[HEADER_BYTES..body], count)?;
         let rest = &bytes[HEADER_BYTES + end..body];
         let layers = if version == 3 {
-            trailing_bytes(rest.len(), count)?;
+            trailing_bytes(rest.len(), count, "entries")?;
             Vec::new()
         } else {
             layers(rules, rest)?
@@ -258,12 +258,13 @@ fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, String> {
         layers.push(layer);
         rest = &rest[9 + length..];
     }
-    trailing_bytes(rest.len(), u64::from(count)).map_err(|e| e.replace("entries", "layers"))?;
+    trailing_bytes(rest.len(), u64::from(count), "layers")?;
     Ok(layers)
 }
 
-/// An error if `extra` bytes follow the last of `count` entries.
-fn trailing_bytes(extra: usize, count: u64) -> Result<(), String> {
+/// An error if `extra` bytes follow the last of `count` items (`what`:
+/// entries or layers).
+fn trailing_bytes(extra: usize, count: u64, what: &str) -> Result<(), String> {
     if extra == 0 {
         return Ok(());
     }
@@ -273,7 +274,7 @@ fn trailing_bytes(extra: usize, count: u64) -> Result<(), String> {
         ("bytes", "follow")
     };
     Err(format!(
-        "{extra} {unit} {verb} the last of the {count} entries: the file is damaged"
+        "{extra} {unit} {verb} the last of the {count} {what}: the file is damaged"
     ))
 }
 

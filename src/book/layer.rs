@@ -402,13 +402,10 @@ impl Layer {
             0
         };
         for slot in 0..check {
-            let v = layer.value(slot);
-            let column = match v {
-                UNKNOWN | LOSS => continue,
-                v if v < WIN_BASE => v - DRAW_BASE,
-                v => v - WIN_BASE,
+            let Some((_, Some(column))) = layer.decode(layer.value(slot)) else {
+                continue;
             };
-            if column >= columns {
+            if column >= u32::from(columns) {
                 return Err(format!(
                     "slot {slot} of the layer of ply {ply} names column {column} on a board of \
                      {columns} columns"

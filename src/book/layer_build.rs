@@ -16,7 +16,6 @@
 //! shard `I/N` takes the `I`-th of `N` equal runs of slots, so that a job
 //! array can share a layer; `connect4 book merge` puts the shards together.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -175,11 +174,8 @@ pub fn verify_layer(
         .filter(|p| layer.contains(p))
         .collect();
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut seen = HashSet::new();
-    let chosen: Vec<&Position> = known
-        .sample(&mut rng, sample)
-        .filter(|p| seen.insert(p.key()))
-        .collect();
+    // Distinct positions: `sample` draws without replacement.
+    let chosen: Vec<&Position> = known.sample(&mut rng, sample).collect();
     let mut solver = Solver::new(hash_mb).with_book(None);
     let mut wrong = Vec::new();
     let value = |o: Outcome| match o {

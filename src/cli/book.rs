@@ -179,6 +179,9 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         }
         t => t.map(Duration::from_secs_f64),
     };
+    if let Some(ply) = args.layer {
+        return build_layer(&mut book, args, ply, time, out);
+    }
     let options = BuildOptions {
         depth: args.depth,
         hash_mb: args.hash_mb.unwrap_or(TREE_HASH_MB),
@@ -188,9 +191,6 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         checkpoint: Duration::from_secs(args.checkpoint),
         deviations: args.deviations,
     };
-    if let Some(ply) = args.layer {
-        return build_layer(&mut book, args, ply, time, out);
-    }
     let before = book.len();
     let start = Instant::now();
     let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
