@@ -127,13 +127,13 @@ fn the_clock_answers_a_position_of_the_layer_with_its_outcome() {
         let mut judge = connect4::search::Solver::new(16).with_book(None);
         let mut child = p;
         child.play(report.best);
-        let kept = if child.last_move_won() {
+        let reached = if child.last_move_won() {
             connect4::score::Outcome::Win
         } else {
             connect4::score::Outcome::of(-judge.solve_weak(&child))
         };
         assert_eq!(
-            kept, m.outcome,
+            reached, m.outcome,
             "column {} (the layer's: {column})",
             report.best
         );
