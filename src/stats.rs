@@ -429,6 +429,52 @@ impl Sprt {
     }
 }
 
+/// A decision and where it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The hypothesis accepted.
+    pub decision: Decision,
+    /// Games of the pairing counted when the LLR first crossed a bound.
+    pub games: u32,
+    /// The LLR at that game.
+    pub llr: f64,
+}
+
+/// An SPRT followed game by game. A sequential test stops at the first
+/// crossing of a bound, so the first crossing is the verdict: games that
+/// finish after it (those already running when it came) are counted in the
+/// tally but never undo it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SprtWatch {
+    /// The test.
+    pub test: Sprt,
+    /// The first crossing, once there was one.
+    pub verdict: Option<Verdict>,
+}
+
+impl SprtWatch {
+    /// A test that has seen no game.
+    pub fn new(test: Sprt) -> SprtWatch {
+        SprtWatch {
+            test,
+            verdict: None,
+        }
+    }
+
+    /// Looks at the tally after one more game; keeps the first crossing.
+    pub fn observe(&mut self, tally: &Tally) {
+        if self.verdict.is_some() {
+            return;
+        }
+        let llr = self.test.llr(&tally.penta);
+        self.verdict = self.test.decide(llr).map(|decision| Verdict {
+            decision,
+            games: tally.games(),
+            llr,
+        });
+    }
+}
+
 /// The error function (Abramowitz and Stegun 7.1.26, error below 1.5e-7).
 fn erf(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
@@ -443,6 +489,31 @@ fn erf(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sprt_watch_keeps_its_first_crossing() {
+        let test = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
+        let mut watch = SprtWatch::new(test);
+        let mut paired = PairedTally::default();
+        // Nine pairs won-won or won-drawn cross the upper bound at game 18.
+        for pair in 1..=9u64 {
+            paired.add(pair, 1.0);
+            watch.observe(&paired.tally);
+            paired.add(pair, if pair % 2 == 1 { 1.0 } else { 0.5 });
+            watch.observe(&paired.tally);
+        }
+        let verdict = watch.verdict.expect("decided");
+        assert_eq!((verdict.decision, verdict.games), (Decision::H1, 18));
+        // Six lost pairs bring the LLR back inside: the verdict stays.
+        for pair in 10..=15u64 {
+            for _ in 0..2 {
+                paired.add(pair, 0.0);
+                watch.observe(&paired.tally);
+            }
+        }
+        assert_eq!(test.decide(test.llr(&paired.tally.penta)), None);
+        assert_eq!(watch.verdict, Some(verdict));
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() < tol

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use connect4::Player;
-use connect4::stats::{Decision, PairedTally, Sprt, Tally, ratings};
+use connect4::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict, ratings};
 
 use crate::log::GameLine;
 
@@ -30,12 +30,12 @@ pub struct PairingResult {
 pub struct SprtState {
     /// The test.
     pub test: Sprt,
-    /// The log-likelihood ratio.
+    /// The log-likelihood ratio over every game counted.
     pub llr: f64,
     /// The (lower, upper) bounds.
     pub bounds: (f64, f64),
-    /// The decision, once made.
-    pub decision: Option<Decision>,
+    /// The first crossing of a bound, in the order the games were logged.
+    pub verdict: Option<Verdict>,
 }
 
 /// One engine's figures over every game it played.
@@ -78,6 +78,8 @@ pub struct Results {
 
 /// Computes the results of `games` between `engines` (names) over
 /// `pairings` (indices), with `sprt` applied to every pairing if given.
+/// `games` come in the order they were logged: the SPRT's verdict is its
+/// first crossing in that order, as the run that played them saw it.
 pub fn collect(
     engines: &[String],
     pairings: &[(usize, usize)],
@@ -97,6 +99,7 @@ pub fn collect(
         })
         .collect();
     let mut tallies: HashMap<(usize, usize), PairedTally> = HashMap::new();
+    let mut watches: HashMap<(usize, usize), SprtWatch> = HashMap::new();
     for g in games {
         let (Some(&f), Some(&s)) = (index.get(g.first.as_str()), index.get(g.second.as_str()))
         else {
@@ -113,7 +116,14 @@ pub fn collect(
         } else {
             1.0 - g.first_points()
         };
-        tallies.entry((a, b)).or_default().add(g.pair, a_points);
+        let paired = tallies.entry((a, b)).or_default();
+        paired.add(g.pair, a_points);
+        if let Some(test) = sprt {
+            watches
+                .entry((a, b))
+                .or_insert_with(|| SprtWatch::new(test))
+                .observe(&paired.tally);
+        }
         figures[f].add_game(g, Player::First);
         figures[s].add_game(g, Player::Second);
     }
@@ -125,7 +135,12 @@ pub fn collect(
                 a: engines[a].clone(),
                 b: engines[b].clone(),
                 tally,
-                sprt: sprt.map(|test| SprtState::of(test, &tally)),
+                sprt: sprt.map(|test| SprtState {
+                    test,
+                    llr: test.llr(&tally.penta),
+                    bounds: test.bounds(),
+                    verdict: watches.get(&(a, b)).and_then(|w| w.verdict),
+                }),
             }
         })
         .collect();
@@ -137,15 +152,20 @@ pub fn collect(
 }
 
 impl SprtState {
-    /// Where `test` stands on `tally`.
-    fn of(test: Sprt, tally: &Tally) -> SprtState {
-        let llr = test.llr(&tally.penta);
-        SprtState {
-            test,
-            llr,
-            bounds: test.bounds(),
-            decision: test.decide(llr),
-        }
+    /// The verdict in words: which hypothesis, at which game, and where
+    /// the LLR stands now when later games moved it.
+    pub fn verdict_text(&self) -> String {
+        let Some(v) = self.verdict else {
+            return "undecided".into();
+        };
+        let (name, bound) = match v.decision {
+            Decision::H1 => ("H1", self.bounds.1),
+            Decision::H0 => ("H0", self.bounds.0),
+        };
+        format!(
+            "{name} accepted after {} games (LLR {:.2} reached {bound:.2}; later games are counted but do not undo it)",
+            v.games, v.llr
+        )
     }
 }
 
@@ -214,11 +234,7 @@ impl PairingResult {
                 s.llr,
                 s.bounds.0,
                 s.bounds.1,
-                match s.decision {
-                    Some(Decision::H1) => "H1 accepted",
-                    Some(Decision::H0) => "H0 accepted",
-                    None => "undecided",
-                }
+                s.verdict_text()
             );
         }
         out
@@ -426,8 +442,12 @@ impl Results {
                 t.draw_ratio(),
                 p.sprt.map_or(String::new(), |s| format!("{:.3}", s.llr)),
                 p.sprt
-                    .and_then(|s| s.decision)
-                    .map_or("", |d| if d == Decision::H1 { "H1" } else { "H0" })
+                    .and_then(|s| s.verdict)
+                    .map_or("", |v| if v.decision == Decision::H1 {
+                        "H1"
+                    } else {
+                        "H0"
+                    })
             );
         }
         out
@@ -560,6 +580,10 @@ pub struct SprtSummary {
     pub upper: f64,
     /// `H0`, `H1`, or null while undecided.
     pub decision: Option<String>,
+    /// Games of the pairing counted when the LLR first crossed a bound
+    /// (null while undecided).
+    #[serde(default)]
+    pub decided_at: Option<u32>,
 }
 
 /// One engine in the summary.
@@ -620,8 +644,10 @@ impl PairingSummary {
                 llr: s.llr,
                 lower: s.bounds.0,
                 upper: s.bounds.1,
+                decided_at: s.verdict.map(|v| v.games),
                 decision: s
-                    .decision
+                    .verdict
+                    .map(|v| v.decision)
                     .map(|d| if d == Decision::H1 { "H1" } else { "H0" }.to_string()),
             }),
         }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use connect4::progress::Progress;
-use connect4::stats::{Decision, PairedTally, Sprt, Tally};
+use connect4::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict};
 use connect4::{Player, Rules};
 
 use crate::debug_log::DebugLog;
@@ -164,6 +164,8 @@ pub fn write_outputs(
 #[derive(Default)]
 struct Live {
     paired: PairedTally,
+    /// The SPRT, when one runs: it keeps its first crossing.
+    watch: Option<SprtWatch>,
 }
 
 impl Live {
@@ -179,10 +181,18 @@ impl Live {
             1.0 - line.first_points()
         };
         self.paired.add(line.pair, points);
+        if let Some(w) = &mut self.watch {
+            w.observe(&self.paired.tally);
+        }
     }
 
     fn tally(&self) -> &Tally {
         &self.paired.tally
+    }
+
+    /// The SPRT's verdict, once it crossed a bound.
+    fn verdict(&self) -> Option<Verdict> {
+        self.watch.and_then(|w| w.verdict)
     }
 }
 
@@ -378,7 +388,6 @@ struct Recorder<'a> {
     games: Vec<GameLine>,
     played: u64,
     new_moves: usize,
-    decided: Option<Decision>,
     write_error: Option<anyhow::Error>,
 }
 
@@ -399,7 +408,10 @@ impl<'a> Recorder<'a> {
             .enumerate()
             .map(|(i, n)| (n.as_str(), i))
             .collect();
-        let mut live = Live::default();
+        let mut live = Live {
+            paired: PairedTally::default(),
+            watch: sprt.map(SprtWatch::new),
+        };
         for g in &logged {
             if let (Some(&f), Some(&s)) =
                 (index.get(g.first.as_str()), index.get(g.second.as_str()))
@@ -407,7 +419,6 @@ impl<'a> Recorder<'a> {
                 live.add(plan.pairings[0], f, s, g);
             }
         }
-        let decided = sprt.and_then(|s| s.decide(s.llr(&live.tally().penta)));
         Recorder {
             plan,
             args,
@@ -422,7 +433,6 @@ impl<'a> Recorder<'a> {
             games: logged,
             played: 0,
             new_moves: 0,
-            decided,
             write_error: None,
         }
     }
@@ -464,7 +474,7 @@ impl<'a> Recorder<'a> {
         self.new_moves += line.plies.len();
         self.games.push(line);
         self.show_progress();
-        if self.decided.is_some() || self.failing.is_some() {
+        if self.live.verdict().is_some() || self.failing.is_some() {
             Control::Stop
         } else {
             Control::Continue
@@ -536,7 +546,6 @@ impl<'a> Recorder<'a> {
         if let Some(s) = self.sprt {
             let llr = s.llr(&t.penta);
             message.push_str(&format!(" LLR {llr:.2}"));
-            self.decided = s.decide(llr);
         }
         self.progress.update(self.played, &message);
     }
@@ -609,7 +618,7 @@ pub fn run_games(
     };
     let started = std::time::Instant::now();
     let cpu_before = connect4::cpu_time::own_seconds();
-    if recorder.decided.is_none() {
+    if recorder.live.verdict().is_none() {
         workers::run(&config, todo, &flags, |job, game| {
             recorder.record(job, game)
         });
@@ -629,8 +638,8 @@ pub fn run_games(
     if let Some(why) = recorder.failing.take() {
         bail!("stopped: {why}");
     }
-    let Recorder { games, decided, .. } = recorder;
-    report_run(&plan, args, sprt, games, decided, &speed)
+    let decided = recorder.live.verdict();
+    report_run(&plan, args, sprt, recorder.games, decided, &speed)
 }
 
 /// Prints what the run is about to do.
@@ -678,11 +687,12 @@ fn report_run(
     args: &RunArgs,
     sprt: Option<Sprt>,
     mut games: Vec<GameLine>,
-    decided: Option<Decision>,
+    decided: Option<Verdict>,
     speed: &Speed,
 ) -> Result<ExitCode> {
-    games.sort_by_key(|g| g.game);
+    // In the order logged, which is the order the SPRT saw them.
     let results = results::collect(&plan.names, &plan.pairings, &games, sprt);
+    games.sort_by_key(|g| g.game);
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
     write!(out, "{}", results.table())?;
@@ -724,14 +734,17 @@ fn report_run(
             })
             .count(),
     );
-    if let Some(d) = decided {
+    if let Some(v) = decided {
         writeln!(
             out,
-            "SPRT decided ({}) after {} games; {missing} scheduled games not played",
-            match d {
+            "SPRT decided: {} accepted after {} games (LLR {:.2}); {} games in all, \
+             {missing} scheduled games not played",
+            match v.decision {
                 Decision::H1 => "H1",
                 Decision::H0 => "H0",
             },
+            v.games,
+            v.llr,
             games.len()
         )?;
     } else if missing > 0 {

@@ -379,7 +379,7 @@ fn an_sprt_stops_the_match_once_it_decides() {
         .assert()
         .success()
         .stdout(predicate::str::contains("H1 accepted"))
-        .stdout(predicate::str::contains("SPRT decided (H1)"));
+        .stdout(predicate::str::contains("SPRT decided: H1 accepted after"));
     let n = read_log(&log).len();
     assert!(n < 400, "the SPRT stopped the match after {n} games");
     arena()
@@ -395,6 +395,66 @@ fn an_sprt_stops_the_match_once_it_decides() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("elo0 = 10 must be below elo1 = 0"));
+}
+
+/// An SPRT that crossed a bound and then came back inside stays decided:
+/// a sequential test ends at its first crossing. The log is a real run's,
+/// with results rewritten so that engine `a` wins the first 9 pairs (LLR
+/// 3.3 past 2.94) and loses the next 6 (LLR back to about 0); resuming it
+/// with an SPRT must play nothing more, say which hypothesis it accepted
+/// at which game, and exit 0 (130 would read as a kill to Slurm and CI).
+#[test]
+fn an_sprt_keeps_its_first_crossing_when_later_games_undo_it() {
+    let dir = scratch("sprt-crossing");
+    let log = dir.join("games.jsonl");
+    let run = |games: &str, sprt: bool| {
+        let mut cmd = arena();
+        cmd.args(["match", "--engine", "name=a,cmd=self,option.agent=random"])
+            .args(["--engine", "name=b,cmd=self,option.agent=random"])
+            .args(["--games", games, "--concurrency", "1", "--log"])
+            .arg(&log);
+        if sprt {
+            cmd.args(["--sprt", "elo0=0,elo1=50"]);
+        }
+        cmd.assert()
+    };
+    run("30", false).success();
+    let rewritten: Vec<String> = read_log(&log)
+        .into_iter()
+        .map(|mut g| {
+            // a's points in this game: pairs 1-9 alternate won-won and
+            // won-drawn, pairs 10-15 are lost-lost.
+            let a_points = match g.pair {
+                p if p <= 9 && (p % 2 == 1 || g.game % 2 == 1) => 1.0,
+                p if p <= 9 => 0.5,
+                _ => 0.0,
+            };
+            let first_points = if g.first == "a" {
+                a_points
+            } else {
+                1.0 - a_points
+            };
+            g.result = match first_points {
+                1.0 => "1-0",
+                0.0 => "0-1",
+                _ => "1/2-1/2",
+            }
+            .into();
+            serde_json::to_string(&g).unwrap()
+        })
+        .collect();
+    std::fs::write(&log, rewritten.join("\n") + "\n").unwrap();
+    run("40", true)
+        .success()
+        .stdout(predicate::str::contains("H1 accepted after 18 games"))
+        .stdout(predicate::str::contains(
+            "SPRT decided: H1 accepted after 18 games",
+        ));
+    assert_eq!(
+        read_log(&log).len(),
+        30,
+        "no game is played after the verdict"
+    );
 }
 
 #[test]
