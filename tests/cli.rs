@@ -119,6 +119,25 @@ fn bench_checks_every_score() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A bad position given as an argument is named as an argument, quoted,
+/// not as a line of input; one read from stdin is named by its line.
+#[test]
+fn solve_names_a_bad_argument_as_an_argument() {
+    connect4()
+        .args(["solve", "44", "448"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "connect4 solve: argument 2 ('448'): move 3 ('8'): column 8 does not exist",
+        ));
+    connect4()
+        .arg("solve")
+        .write_stdin("448\n")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("connect4 solve: line 1: move 3"));
+}
+
 /// The node count of the built-in bench set: it changes only when the search
 /// does. A commit that changes it on purpose updates it here and says so.
 const BENCH_SIGNATURE: u64 = 13_101_898;

@@ -107,6 +107,22 @@ pub enum SpecError {
     /// A key the spec does not know.
     #[error("unknown key '{0}' (keys: {KEYS})")]
     UnknownKey(String),
+    /// A key the spec does not know, right after an option whose value
+    /// looks cut at a comma: the value needed quotes.
+    #[error(
+        "unknown key '{key}': if '{part}' belongs to {option}'s value, quote the value, as in \
+         {option}='{value},{part}' (in a shell, put the whole spec in double quotes)"
+    )]
+    UnquotedOption {
+        /// The unknown key.
+        key: String,
+        /// The whole part that holds it.
+        part: String,
+        /// The option before it, as `option.NAME`.
+        option: String,
+        /// The option's value as it was cut.
+        value: String,
+    },
     /// No `cmd=`.
     #[error("'{0}': cmd is missing")]
     MissingCmd(String),
@@ -140,6 +156,9 @@ impl FromStr for EngineSpec {
             options: Vec::new(),
             sandbox: None,
         };
+        // The last option with an unquoted `:` or `=` in its value, which
+        // a comma may have cut short.
+        let mut cut_option: Option<(String, String)> = None;
         for part in split_outside_quotes(s)?
             .iter()
             .filter(|p| !p.trim().is_empty())
@@ -182,9 +201,24 @@ impl FromStr for EngineSpec {
                     let v = serde_json::from_str(value)
                         .unwrap_or_else(|_| Value::String(value.to_string()));
                     spec.options.push((k["option.".len()..].to_string(), v));
+                    cut_option = value
+                        .contains([':', '='])
+                        .then(|| (k.to_string(), value.to_string()));
+                    continue;
                 }
-                other => return Err(SpecError::UnknownKey(other.to_string())),
+                other => {
+                    return Err(match cut_option {
+                        Some((option, value)) => SpecError::UnquotedOption {
+                            key: other.to_string(),
+                            part: part.trim().to_string(),
+                            option,
+                            value,
+                        },
+                        None => SpecError::UnknownKey(other.to_string()),
+                    });
+                }
             }
+            cut_option = None;
         }
         if spec.cmd.is_empty() {
             return Err(SpecError::MissingCmd(s.to_string()));
@@ -340,6 +374,15 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("not both")
+        );
+        let cut = "cmd=x,option.agent=alphabeta:depth=4,eval=local"
+            .parse::<EngineSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            cut.contains("unknown key 'eval'")
+                && cut.contains("option.agent='alphabeta:depth=4,eval=local'"),
+            "{cut}"
         );
         assert!(
             "cmd=x,colour=red"

@@ -50,12 +50,13 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
         solver.set_book(None);
     }
     let mut all_valid = true;
-    let mut each = |index: usize, text: &str, out: &mut dyn Write| -> Result<()> {
+    // Where a bad position was: a line of stdin, or an argument.
+    let mut each = |place: &dyn Fn() -> String, text: &str, out: &mut dyn Write| -> Result<()> {
         match answer(args, &mut solver, text) {
             Ok(answer) => line(out, &answer)?,
             Err(message) => {
                 all_valid = false;
-                eprintln!("connect4 solve: line {index}: {message}");
+                eprintln!("connect4 solve: {}: {message}", place());
                 line(out, "")?;
             }
         }
@@ -63,11 +64,11 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
     };
     if args.positions.is_empty() {
         for (i, text) in io::stdin().lock().lines().enumerate() {
-            each(i + 1, &text?, out)?;
+            each(&|| format!("line {}", i + 1), &text?, out)?;
         }
     } else {
         for (i, text) in args.positions.iter().enumerate() {
-            each(i + 1, text, out)?;
+            each(&|| format!("argument {} ('{text}')", i + 1), text, out)?;
         }
     }
     Ok(if all_valid {

@@ -111,13 +111,8 @@ fn check_object(
 /// The warning for an unknown field, with the nearest known name if one is
 /// close.
 fn unknown_field(shown: &str, key: &str, known: &[&str]) -> String {
-    let guess = known
-        .iter()
-        .map(|k| (edit_distance(key, k), *k))
-        .filter(|&(d, k)| d <= 3 || k.starts_with(key) || key.starts_with(k))
-        .min();
-    match guess {
-        Some((_, k)) => format!(
+    match nearest(key, known) {
+        Some(k) => format!(
             "unknown field '{}' (did you mean '{k}'?)",
             shorten(shown, 40)
         ),
@@ -133,7 +128,23 @@ fn unknown_field(shown: &str, key: &str, known: &[&str]) -> String {
     }
 }
 
-/// Levenshtein distance, for guessing a misspelt field.
+/// The known name nearest to a misspelt `word` (a command's or a field's),
+/// if one is close: at most 3 edits away and at most half the longer name
+/// changed, or a prefix either way.
+pub fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(word, k), *k))
+        .filter(|&(d, k)| {
+            (d <= 3 && 2 * d <= word.len().max(k.len()))
+                || k.starts_with(word)
+                || word.starts_with(k)
+        })
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance, for guessing a misspelt name.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();

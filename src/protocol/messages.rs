@@ -619,11 +619,18 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
         return Err(err(
             id,
             ErrorCode::UnknownCommand,
-            format!(
-                "unknown command '{}'; known: {}",
-                shorten(cmd, 40),
-                COMMANDS.join(", ")
-            ),
+            match fields::nearest(cmd, COMMANDS) {
+                Some(guess) => format!(
+                    "unknown command '{}' (did you mean '{guess}'?); known: {}",
+                    shorten(cmd, 40),
+                    COMMANDS.join(", ")
+                ),
+                None => format!(
+                    "unknown command '{}'; known: {}",
+                    shorten(cmd, 40),
+                    COMMANDS.join(", ")
+                ),
+            },
         ));
     }
     let mut checked = object.clone();
@@ -750,6 +757,22 @@ mod tests {
             r.unwrap_err().code,
             ErrorCode::BadRequest,
             "9x7 does not fit"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_command_gets_a_guess_and_a_strange_one_the_list() {
+        let message = |line: &str| parse_request(line.as_bytes()).unwrap_err().message;
+        let m = message(r#"{"cmd":"positon"}"#);
+        assert!(
+            m.contains("unknown command 'positon' (did you mean 'position'?)"),
+            "{m}"
+        );
+        assert!(message(r#"{"cmd":"hlelo"}"#).contains("did you mean 'hello'?"));
+        let m = message(r#"{"cmd":"xyzzy"}"#);
+        assert!(
+            !m.contains("did you mean") && m.contains("known: hello"),
+            "{m}"
         );
     }
 
