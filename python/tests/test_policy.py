@@ -190,3 +190,52 @@ def test_a_full_column_is_judged_illegal_in_the_arena(tmp_path):
     stubborn_lost = [g for g in games if g["reason"] == "illegal move"]
     assert stubborn_lost, games
     assert all("column 1 is full" in g["detail"] or "full" in g["detail"] for g in stubborn_lost)
+
+
+def test_the_example_in_help_runs_as_written():
+    """The example `connect4-policy --help` gives is a real arena command:
+    with the group and the adapter's path filled in, `--check` starts both
+    engines (it once named a subcommand that --help does not list)."""
+    import shlex
+    help_text = subprocess.run(
+        [sys.executable, "-m", "c4bridge.policy", "--help"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    example = " ".join(help_text.split("Example:", 1)[1].split())
+    words = shlex.split(example)
+    assert words[0] == "connect4-arena"
+    adapter = f"cmd={sys.executable},arg=-m,arg=c4bridge.policy"
+    words = [
+        w.replace("cmd=connect4-policy", adapter)
+        .replace("arg=groups/Mine", f"arg={GROUPS / 'Random'},arg=--path,arg={COURSE}")
+        for w in words
+    ]
+    out = subprocess.run([arena_binary(), *words[1:], "--check"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "check passed" in out.stdout
+
+
+@pytest.mark.parametrize("value, column", [
+    (3, 3), (__import__("numpy").int64(5), 5), (2.0, 2),
+    (__import__("numpy").float32(6.0), 6),
+])
+def test_integers_and_whole_numbers_are_columns(value, column):
+    from c4bridge.protocol import as_column
+    assert as_column(value) == (column, None)
+
+
+@pytest.mark.parametrize("value, why", [
+    (3.9, "not a fraction"), ("3", "expected a column"), (True, "not a yes/no value"),
+    (float("inf"), "not an infinite"), (float("nan"), "not an infinite"), (None, "expected a column"),
+    (__import__("numpy").array([1, 2]), "not an array"),
+])
+def test_anything_else_is_refused_with_the_value_named(value, why, capsys):
+    """3.9 was played as column 3, "3" and True were accepted, and inf gave
+    a raw OverflowError traceback."""
+    from c4bridge.protocol import PlayerError, call_player
+    with pytest.raises(PlayerError):
+        call_player("MyPolicy.act()", lambda: value)
+    err = capsys.readouterr().err
+    assert err.startswith(f"MyPolicy.act() returned {repr(value)[:40]}"), err
+    assert why in err and "Traceback" not in err, err

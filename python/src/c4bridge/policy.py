@@ -114,7 +114,7 @@ def main(argv=None):
         prog="connect4-policy",
         description="Serve a course Policy (mount(), act(board)) as a connect4 protocol engine.",
         epilog="Example: connect4-arena match --engine 'name=mine,cmd=connect4-policy,"
-        "arg=groups/Mine' --engine name=ref,cmd=connect4-arena,arg=engine",
+        "arg=groups/Mine' --engine name=ref,cmd=self",
     )
     parser.add_argument("target", help="a .py file or a group folder with policy.py, [:ClassName]")
     parser.add_argument("--path", action="append", default=[], metavar="DIR",

@@ -38,11 +38,42 @@ def call_player(what, fn, *args):
         traceback.print_exc()
         raise PlayerError() from None
     spent = time.perf_counter() - begin
-    try:
-        return int(result), spent
-    except (TypeError, ValueError):
-        print(f"{what} returned {result!r}, not a column", file=sys.stderr)
+    column, why = as_column(result)
+    if column is None:
+        print(f"{what} returned {shown(result)}: {why}", file=sys.stderr)
         raise PlayerError() from None
+    return column, spent
+
+
+def shown(value):
+    """``value`` for a message: its repr, cut short, and its type."""
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} (of type {type(value).__name__})"
+
+
+def as_column(value):
+    """A player's answer as a column: ``(column, None)`` for an integer
+    (Python's or numpy's) or a whole finite float, else ``(None, why)``.
+    ``True``, ``"3"`` and ``3.9`` are refused, not read as 1, 3 or 3."""
+    import numbers
+
+    expected = "expected a column, an integer such as 3"
+    if isinstance(value, bool) or (hasattr(value, "dtype") and value.dtype.kind == "b"):
+        return None, expected + ", not a yes/no value"
+    if hasattr(value, "shape") and getattr(value, "shape", ()) != ():
+        return None, expected + ", not an array"
+    if isinstance(value, numbers.Integral):
+        return int(value), None
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return None, expected + ", not an infinite or undefined number"
+        if not number.is_integer():
+            return None, expected + ", not a fraction"
+        return int(number), None
+    return None, expected
 
 
 def protocol_output():
