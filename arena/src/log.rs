@@ -67,8 +67,13 @@ fn check_regular(path: &Path) -> Result<()> {
     }
 }
 
+/// The longest line read from a log: a game's line is a few KiB, so a
+/// longer one is damage (or an attack), skipped without being held whole.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// The games of a log, each game number once (the first line of it); a
-/// line that does not parse (a write cut short by a crash) is skipped with a
+/// line that does not parse (a write cut short by a crash, even inside a
+/// multi-byte character) or is over [`MAX_LINE`] bytes is skipped with a
 /// warning, so its game is played again.
 pub fn read(path: &Path) -> Result<Vec<GameLine>> {
     check_regular(path)?;
@@ -77,24 +82,42 @@ pub fn read(path: &Path) -> Result<Vec<GameLine>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("reading the log {}", path.display())),
     };
+    let context = || format!("reading the log {}", path.display());
+    let skip = |number: usize, why: &str| {
+        eprintln!(
+            "connect4-arena: {}:{number}: skipping a line that is not a game ({why})",
+            path.display()
+        );
+    };
+    let mut reader = BufReader::new(file);
     let mut seen = std::collections::HashSet::new();
     let mut games = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("reading the log {}", path.display()))?;
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .with_context(context)?;
+        if n == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE {
+            reader.skip_until(b'\n').with_context(context)?;
+            skip(number, &format!("over {} MiB", MAX_LINE >> 20));
             continue;
         }
-        match serde_json::from_str::<GameLine>(&line) {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<GameLine>(&line) {
             Ok(g) => {
                 if seen.insert(g.game) {
                     games.push(g);
                 }
             }
-            Err(e) => eprintln!(
-                "connect4-arena: {}:{}: skipping a line that is not a game ({e})",
-                path.display(),
-                i + 1
-            ),
+            Err(e) => skip(number, &e.to_string()),
         }
     }
     Ok(games)
@@ -153,5 +176,51 @@ impl Writer {
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
             .with_context(|| format!("writing the log {}", self.path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(number: u64) -> GameLine {
+        GameLine {
+            run: "r".into(),
+            game: number,
+            pair: number.div_ceil(2),
+            first: "a".into(),
+            second: "b".into(),
+            rules: "7x6x4".into(),
+            opening: String::new(),
+            moves: "4".into(),
+            result: "1/2-1/2".into(),
+            reason: Reason::Adjudicated,
+            detail: Some("é".into()),
+            seed: 1,
+            plies: Vec::new(),
+        }
+    }
+
+    /// A line cut inside a multi-byte character and a huge line are
+    /// skipped; the games around them are kept.
+    #[test]
+    fn bad_and_huge_lines_are_skipped_and_the_rest_is_read() {
+        let path = std::env::temp_dir().join(format!("c4-log-{}.jsonl", std::process::id()));
+        let line = |n| serde_json::to_string(&game(n)).unwrap().into_bytes();
+        let mut bytes = line(1);
+        bytes.push(b'\n');
+        // Game 2's line cut inside the two bytes of 'é'.
+        let cut = line(2);
+        let at = cut.windows(2).position(|w| w == "é".as_bytes()).unwrap() + 1;
+        bytes.extend_from_slice(&cut[..at]);
+        bytes.push(b'\n');
+        bytes.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        bytes.push(b'\n');
+        bytes.extend_from_slice(&line(3));
+        bytes.push(b'\n');
+        std::fs::write(&path, &bytes).unwrap();
+        let games: Vec<u64> = read(&path).unwrap().iter().map(|g| g.game).collect();
+        assert_eq!(games, vec![1, 3]);
+        std::fs::remove_file(&path).ok();
     }
 }
