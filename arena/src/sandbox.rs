@@ -151,7 +151,17 @@ fn owner(pid: i32) -> Option<u32> {
     uid(&pid.to_string(), 1)
 }
 
-/// Every process of user `uid`.
+/// Whether process `pid` is a zombie: dead already, waiting for its parent
+/// to read its status (signals cannot touch it).
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the command's closing parenthesis.
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// Every live process of user `uid` (zombies left out).
 fn processes_of(uid: u32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -159,18 +169,18 @@ fn processes_of(uid: u32) -> Vec<i32> {
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| owner(pid) == Some(uid))
+        .filter(|&pid| owner(pid) == Some(uid) && !is_zombie(pid))
         .collect()
 }
 
 /// Kills every process of user `uid` (never uid 0): each round stops them
 /// all (a stopped process cannot fork) and then kills them, until a round
-/// finds none. Returns how many were killed.
+/// finds none. Returns how many processes were killed, each counted once.
 pub fn kill_user(uid: u32) -> usize {
     if uid == 0 {
         return 0;
     }
-    let mut killed = 0;
+    let mut killed = std::collections::HashSet::new();
     for _ in 0..1000 {
         let pids = processes_of(uid);
         if pids.is_empty() {
@@ -182,10 +192,10 @@ pub fn kill_user(uid: u32) -> usize {
         for &pid in &pids {
             crate::group::signal(pid, crate::group::Signal::Kill);
         }
-        killed += pids.len();
+        killed.extend(pids);
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    killed
+    killed.len()
 }
 
 /// Space held on a file system so that the results can be written even if
@@ -224,6 +234,31 @@ impl Reserve {
 fn file_error(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError {
     let path = path.to_path_buf();
     move |error| SandboxError::File { what, path, error }
+}
+
+/// Creates a new folder under `parent` that only this user can enter,
+/// named `prefix-PID-RANDOM`. It is never one that already exists: another
+/// local user who made one in advance (a shared /tmp) would otherwise own
+/// the folder root grades in.
+pub fn private_folder(parent: &Path, prefix: &str) -> Result<PathBuf, SandboxError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut last = None;
+    for _ in 0..100 {
+        let name = format!(
+            "{prefix}-{}-{:016x}",
+            std::process::id(),
+            rand::random::<u64>()
+        );
+        let dir = parent.join(name);
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(file_error("cannot create", &dir)(e)),
+        }
+    }
+    Err(file_error("cannot create a new folder in", parent)(
+        last.unwrap_or_else(|| std::io::Error::other("no free name")),
+    ))
 }
 
 /// Makes `dir` an empty folder of `account`'s: whatever it held (an earlier
@@ -287,6 +322,40 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("'no-such-user-here'"), "{e}");
+    }
+
+    #[test]
+    fn private_folders_are_new_and_closed_to_others() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let parent = std::env::temp_dir().join(format!("c4-private-{}", std::process::id()));
+        std::fs::create_dir_all(&parent).unwrap();
+        let a = private_folder(&parent, "connect4-grade").unwrap();
+        let b = private_folder(&parent, "connect4-grade").unwrap();
+        assert_ne!(a, b);
+        for dir in [&a, &b] {
+            let meta = std::fs::symlink_metadata(dir).unwrap();
+            assert!(meta.is_dir());
+            assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+            assert_eq!(Some(meta.uid()), uid("self", 2));
+            assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0);
+        }
+        std::fs::remove_dir_all(&parent).ok();
+    }
+
+    /// A zombie is not a process to kill: a child that exited and was not
+    /// yet waited for is left out, so kill counts are true.
+    #[test]
+    fn zombies_are_not_counted_as_processes() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id() as i32;
+        let start = std::time::Instant::now();
+        while !is_zombie(pid) && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(is_zombie(pid));
+        assert!(!processes_of(uid("self", 1).unwrap()).contains(&pid));
+        child.wait().unwrap();
+        assert!(!is_zombie(std::process::id() as i32));
     }
 
     #[test]

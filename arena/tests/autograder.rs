@@ -112,11 +112,23 @@ fn processes_of(user: &str) -> Vec<String> {
         .collect()
 }
 
-/// A file of a submission: its name, bytes and whether it is executable.
+/// A file of a submission: its name, bytes and whether it is executable
+/// (or, for a symbolic link, the path it points to).
 struct File {
     name: &'static str,
     bytes: Vec<u8>,
     executable: bool,
+    link: Option<PathBuf>,
+}
+
+/// A symbolic link `name` to `target`.
+fn link(name: &'static str, target: &Path) -> File {
+    File {
+        name,
+        bytes: Vec::new(),
+        executable: false,
+        link: Some(target.to_path_buf()),
+    }
 }
 
 fn text(name: &'static str, content: &str) -> File {
@@ -124,6 +136,7 @@ fn text(name: &'static str, content: &str) -> File {
         name,
         bytes: content.as_bytes().to_vec(),
         executable: false,
+        link: None,
     }
 }
 
@@ -132,6 +145,7 @@ fn program(name: &'static str, path: &Path) -> File {
         name,
         bytes: std::fs::read(path).unwrap(),
         executable: true,
+        link: None,
     }
 }
 
@@ -201,6 +215,10 @@ impl FakeRoot {
         std::fs::create_dir_all(&submission).unwrap();
         for f in files {
             let path = submission.join(f.name);
+            if let Some(target) = &f.link {
+                std::os::unix::fs::symlink(target, &path).unwrap();
+                continue;
+            }
             std::fs::write(&path, &f.bytes).unwrap();
             let mode = if f.executable { 0o755 } else { 0o644 };
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
@@ -641,4 +659,154 @@ fn without_root_the_grader_grades_and_says_isolation_is_off() {
             .unwrap();
     assert!(r.output.contains("isolation is off"), "{}", r.output);
     assert!(r.score > 0.0);
+}
+
+const RED_TEAM_CONFIG: &str = r#"
+[submission]
+kind = "engine"
+build = ["bash", "build.sh"]
+
+[time]
+move_ms = 100
+
+[limits]
+build_seconds = 20
+
+[grading]
+concurrency = 2
+
+[[test]]
+kind = "wins"
+side = "first"
+games = 12
+points = 40
+
+[[test]]
+kind = "openings"
+name = "Hidden against greedy"
+opponent = "greedy"
+games = 4
+points = 40
+visibility = "hidden"
+
+[[test]]
+kind = "discipline"
+points = 20
+"#;
+
+/// The red team's attacks on the grader (issue #32): the grader's own
+/// perfect player within reach, a link to the hidden config, a build that
+/// leaves a process holding its output, hidden games told in a visible
+/// test, and an engine whose every move stalls.
+#[test]
+fn red_team_submissions_get_nothing_they_should_not() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("red-team");
+    let config = root.dir.join("grader.toml");
+    std::fs::write(&config, RED_TEAM_CONFIG).unwrap();
+    root.install(&["--config", config.to_str().unwrap()]);
+    let source = root.dir.join("source");
+    let secret = source.join("config.toml");
+    let fake = built("examples/fake_engine");
+    let build = |script: &str| text("build.sh", script);
+    let as_student = |path: &Path, test: &str| {
+        Command::new("runuser")
+            .args(["-u", "c4student", "--", "test", test])
+            .arg(path)
+            .status()
+            .unwrap()
+            .success()
+    };
+
+    // The grader and the perfect player are out of the student's reach.
+    let arena_binary = source.join("bin/connect4-arena");
+    assert!(
+        !as_student(&arena_binary, "-x"),
+        "the student can run the grader"
+    );
+    assert!(
+        !as_student(&arena_binary, "-r"),
+        "the student can read the grader"
+    );
+    assert!(!as_student(&secret, "-r"));
+    assert!(as_student(&root.dir.join("venv/bin/python3"), "-x"));
+    let (perfect, _) = root.grade(&[
+        build("true"),
+        text(
+            "engine",
+            "#!/bin/sh\nexec \"$(dirname \"$0\")/../../source/bin/connect4-arena\" engine\n",
+        ),
+    ]);
+    assert_eq!(perfect.score, 0.0, "{perfect:?}");
+    assert!(
+        perfect.output.contains("Permission denied"),
+        "{}",
+        perfect.output
+    );
+
+    // An honest engine: the visible discipline test counts the visible
+    // games only (12), never the hidden test's.
+    let (honest, _) = root.grade(&[
+        build("cp prebuilt engine"),
+        program("prebuilt", &fake),
+        text("mode", "good"),
+    ]);
+    let discipline = &honest.tests[2];
+    assert!(
+        discipline.output.contains("no forfeit in 12 games"),
+        "{discipline:?}"
+    );
+
+    // A link to the config: refused, the config stays closed and unread,
+    // also when the build keeps swapping the link in.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let (linked, _) = root.grade(&[build("true"), link("engine", &secret)]);
+    assert_eq!(linked.score, 0.0);
+    assert!(linked.output.contains("outside"), "{}", linked.output);
+    let swapper = format!(
+        "cp prebuilt engine\n(while true; do ln -sfn {} swap; mv -T swap engine; sleep 0.005; done) >/dev/null 2>&1 &\nsleep 0.2\n",
+        secret.display()
+    );
+    let (swapped, _) = root.grade(&[
+        build(&swapper),
+        program("prebuilt", &fake),
+        text("mode", "good"),
+    ]);
+    assert_eq!(mode(&secret), 0o600);
+    let all = serde_json::to_string(&swapped).unwrap();
+    for leak in ["[[test]]", "build_seconds", "visibility = "] {
+        assert!(!all.contains(leak), "{leak} leaked: {all}");
+    }
+
+    // A build that leaves a process holding its output ends with the build.
+    let started = Instant::now();
+    let (lingering, _) = root.grade(&[
+        build("setsid sleep 100000 &\ncp prebuilt engine\n"),
+        program("prebuilt", &fake),
+        text("mode", "good"),
+    ]);
+    assert!(started.elapsed().as_secs() < 120, "{:?}", started.elapsed());
+    assert_eq!(scores(&lingering), scores(&honest));
+
+    // An engine whose every move stalls: each test stops after a streak of
+    // forfeits and says why, instead of playing all its games.
+    let started = Instant::now();
+    let (stalling, _) = root.grade(&[
+        build("cp prebuilt engine"),
+        program("prebuilt", &fake),
+        text("mode", "hang"),
+    ]);
+    let wins = &stalling.tests[0];
+    assert!(
+        wins.output
+            .contains("stopped after 5 games in a row lost by stall"),
+        "{wins:?}"
+    );
+    assert_eq!(stalling.score, 0.0);
+    eprintln!(
+        "a stalling engine graded in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }

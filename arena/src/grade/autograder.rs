@@ -111,6 +111,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for (name, dir) in &includes {
         add_folder(&mut zip, dir, &format!("include/{name}"), text, exec)?;
     }
+    let readable = student_readable(&config_text, &includes);
+    put(
+        &mut zip,
+        "student-readable.txt",
+        text,
+        readable.join("\n").as_bytes(),
+    )?;
     if let Some(root) = &source {
         for part in SOURCE_PARTS {
             let path = root.join(part);
@@ -137,6 +144,54 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The included folders (`include/NAME`) that student code may read: all
+/// but those holding a reference player of the config, which only the
+/// references' user may read (setup.sh closes the rest of the source,
+/// the grader and its perfect player included, to the student). A folder
+/// both on the students' import path and holding a reference is closed,
+/// with a warning: students could otherwise read the reference.
+fn student_readable(config_text: &str, includes: &[(String, PathBuf)]) -> Vec<String> {
+    let Ok(config) = Config::parse(config_text, Path::new("config.toml"), PathBuf::new()) else {
+        return Vec::new();
+    };
+    let private: Vec<&str> = config
+        .tests
+        .iter()
+        .filter_map(|t| t.opponent.as_ref()?.path())
+        .filter_map(|p| {
+            let mut parts = p.components().filter(|c| c.as_os_str() != ".");
+            (parts.next()?.as_os_str() == "include").then_some(())?;
+            parts.next()?.as_os_str().to_str()
+        })
+        .filter_map(|name| {
+            includes
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(n, _)| n.as_str())
+        })
+        .collect();
+    for name in &private {
+        let folder = format!("include/{name}");
+        if config
+            .submission
+            .python_path
+            .iter()
+            .any(|p| p.trim_end_matches('/') == folder)
+        {
+            eprintln!(
+                "warning: {folder} holds a reference player and is on the students' import \
+                 path; it is closed to students, so they cannot import from it: put reference \
+                 players in a folder of their own"
+            );
+        }
+    }
+    includes
+        .iter()
+        .filter(|(n, _)| !private.contains(&n.as_str()))
+        .map(|(n, _)| format!("include/{n}"))
+        .collect()
 }
 
 /// Each `--include` folder with its name in the zip; names must differ.

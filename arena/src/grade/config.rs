@@ -474,6 +474,14 @@ impl Opponent {
         Ok(Opponent::Agent(text.to_string()))
     }
 
+    /// The instructor's file it runs, if it is one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Opponent::Engine(p, _) | Opponent::Policy(p) | Opponent::Kaggle(p) => Some(p),
+            Opponent::Agent(_) | Opponent::Perfect { .. } => None,
+        }
+    }
+
     /// A short name for test names and messages.
     pub fn label(&self) -> String {
         match self {

@@ -12,7 +12,7 @@ use anyhow::Result;
 use connect4::search::{DEFAULT_HASH_MB, Solver};
 use connect4::{Game, Player, Rules};
 
-use super::config::{Config, Opponent, Side, Test};
+use super::config::{Config, Opponent, Side, Test, Visibility};
 use super::report::Outcome;
 use crate::ending::Reason;
 use crate::play::GameRecord;
@@ -81,8 +81,31 @@ fn forfeited(job: &Job, r: &GameRecord) -> bool {
     points(job, r) == 0.0 && r.end.reason.is_forfeit()
 }
 
+/// Games in a row the student loses by forfeit for one reason before the
+/// rest of a test is not played: a policy whose every move stalls would
+/// otherwise take minutes per test, past the platform's time limit.
+pub const FORFEIT_STREAK: usize = 5;
+
+/// How far a test's output may be seen; a test may speak only of tests seen
+/// at least as widely as itself (a visible one of visible ones only).
+fn openness(v: Visibility) -> u8 {
+    match v {
+        Visibility::Visible => 0,
+        Visibility::AfterDueDate => 1,
+        Visibility::AfterPublished => 2,
+        Visibility::Hidden => 3,
+    }
+}
+
+/// Whether a test seen as `reader` may speak of one seen as `subject`.
+pub fn may_speak_of(reader: Visibility, subject: Visibility) -> bool {
+    openness(subject) <= openness(reader)
+}
+
 /// The games of one test, against one opponent.
 pub struct Played {
+    /// Who may see the test the games belong to.
+    visibility: Visibility,
     opponent: String,
     games: Vec<(Job, GameRecord)>,
     /// Games the reference engine lost by a crash, a stall or its clock,
@@ -90,6 +113,8 @@ pub struct Played {
     voided: Vec<String>,
     /// Games left out after every replay was voided too.
     given_up: usize,
+    /// Why the test stopped before its last game, if it did.
+    stopped: Option<String>,
 }
 
 impl Played {
@@ -137,24 +162,27 @@ impl Played {
             .and_then(|(_, r)| Game::from_move_string(Rules::STANDARD, &r.moves).ok())
             .map(|g| {
                 format!(
-                    "\nthe position you were to move in ({} to move):\n```\n{}```",
+                    "\nthe position you were to move in ({} to move):\n{}",
                     if g.side_to_move() == Player::First {
                         "X"
                     } else {
                         "O"
                     },
-                    connect4::grid::to_ascii(g.position())
+                    super::report::code_block(&connect4::grid::to_ascii(g.position()))
                 )
             })
             .unwrap_or_default();
         format!(
-            "\n{} game(s) lost by forfeit; the first: {first}{}{picture}",
+            "\n{} game(s) lost by forfeit; the first: {first}{}{picture}{}",
             lost.len(),
             if lost.len() > 1 {
                 " (the others are listed under time and protocol discipline)"
             } else {
                 ""
-            }
+            },
+            self.stopped
+                .as_ref()
+                .map_or(String::new(), |why| format!("\n{why}"))
         )
     }
 
@@ -177,6 +205,34 @@ impl Played {
                 )
             })
             .collect()
+    }
+}
+
+/// The student's forfeits in a row for one reason, as games arrive.
+#[derive(Default)]
+struct Streak {
+    reason: Option<Reason>,
+    length: usize,
+}
+
+impl Streak {
+    /// Counts the game; says whether the streak is now long enough to stop.
+    fn add(&mut self, job: &Job, record: &GameRecord) -> bool {
+        if forfeited(job, record) {
+            let reason = record.end.reason;
+            if self.reason == Some(reason) {
+                self.length += 1;
+            } else {
+                (self.reason, self.length) = (Some(reason), 1);
+            }
+        } else {
+            (self.reason, self.length) = (None, 0);
+        }
+        self.full()
+    }
+
+    fn full(&self) -> bool {
+        self.length >= FORFEIT_STREAK
     }
 }
 
@@ -244,8 +300,12 @@ impl Grader<'_> {
     /// reference engine loses by a crash, a stall or its clock is no result
     /// (a submission may kill or stop it): it is voided and played again,
     /// up to [`REPLAYS`] times, and left out after that.
-    fn play(&mut self, opponent: &Opponent, jobs: Vec<Job>) -> &Played {
+    /// After [`FORFEIT_STREAK`] forfeits in a row for one reason, the rest
+    /// is not played (and counts as lost), and the note says why.
+    fn play(&mut self, test: &Test, opponent: &Opponent, jobs: Vec<Job>) -> &Played {
         let label = opponent.label();
+        let scheduled = jobs.len();
+        let mut streak = Streak::default();
         let config = RunConfig {
             rules: Rules::STANDARD,
             specs: vec![self.student.clone(), self.opponent_spec(opponent)],
@@ -278,22 +338,37 @@ impl Grader<'_> {
                         if round == 0 { "" } else { " (a replay)" }
                     ));
                     again.push(job.clone());
-                } else {
-                    games.push((job.clone(), record));
+                    return Control::Continue;
                 }
-                Control::Continue
+                let full = streak.add(job, &record);
+                games.push((job.clone(), record));
+                if full {
+                    Control::Stop
+                } else {
+                    Control::Continue
+                }
             });
             todo = again;
-            if todo.is_empty() {
+            if todo.is_empty() || streak.full() {
                 break;
             }
         }
         games.sort_by_key(|(j, _)| j.game);
+        let stopped = streak.full().then(|| {
+            format!(
+                "stopped after {FORFEIT_STREAK} games in a row lost by {}; the other {} of \
+                 {scheduled} games were not played and count as lost",
+                streak.reason.map_or("forfeit".into(), |r| r.to_string()),
+                scheduled - games.len()
+            )
+        });
         self.played.push(Played {
+            visibility: test.visibility,
             opponent: label,
             games,
             voided,
-            given_up: todo.len(),
+            given_up: if streak.full() { 0 } else { todo.len() },
+            stopped,
         });
         self.played.last().expect("just pushed")
     }
@@ -319,7 +394,7 @@ impl Grader<'_> {
             .collect();
         eprintln!("grade: {}: {} games", test.name, jobs.len());
         let scheduled = jobs.len();
-        let played = self.play(&opponent, jobs);
+        let played = self.play(test, &opponent, jobs);
         let games = &played.games;
         let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
         // Voided games count as not won: failing the reference cannot help.
@@ -359,7 +434,7 @@ impl Grader<'_> {
         let jobs = schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
         eprintln!("grade: {}: {} games", test.name, jobs.len());
         let scheduled = jobs.len();
-        let played = self.play(&opponent, jobs);
+        let played = self.play(test, &opponent, jobs);
         let note = played.forfeit_note() + &played.void_note();
         let games = &played.games;
         // Voided games count as not held: failing the reference cannot help.
@@ -414,11 +489,22 @@ impl Grader<'_> {
     }
 
     /// A `discipline` test: no forfeit in any game played, tactics
-    /// included.
-    pub fn discipline(&self, test: &Test, tactic_forfeits: &[String]) -> Outcome {
-        let mut lost: Vec<String> = self.played.iter().flat_map(Played::forfeits).collect();
-        lost.extend(tactic_forfeits.iter().cloned());
-        let games: usize = self.played.iter().map(|p| p.games.len()).sum();
+    /// included, of the tests it may speak of (a visible discipline test
+    /// counts the visible tests' games only: hidden tests stay hidden).
+    pub fn discipline(&self, test: &Test, tactic_forfeits: &[(Visibility, String)]) -> Outcome {
+        let seen: Vec<&Played> = self
+            .played
+            .iter()
+            .filter(|p| may_speak_of(test.visibility, p.visibility))
+            .collect();
+        let mut lost: Vec<String> = seen.iter().flat_map(|p| p.forfeits()).collect();
+        lost.extend(
+            tactic_forfeits
+                .iter()
+                .filter(|(v, _)| may_speak_of(test.visibility, *v))
+                .map(|(_, f)| f.clone()),
+        );
+        let games: usize = seen.iter().map(|p| p.games.len()).sum();
         let output = if lost.is_empty() {
             format!("no forfeit in {games} games and the tactical positions")
         } else {

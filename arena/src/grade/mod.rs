@@ -274,11 +274,13 @@ fn sandbox_dir(work: &Path, name: &str, account: Option<&Account>) -> Result<Pat
 fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
     let config = config(args)?;
     let work = match &args.work {
-        Some(w) => w.clone(),
-        None => std::env::temp_dir().join(format!("connect4-grade-{}", std::process::id())),
+        Some(w) => {
+            std::fs::create_dir_all(w).with_context(|| format!("creating {}", w.display()))?;
+            w.clone()
+        }
+        None => crate::sandbox::private_folder(&std::env::temp_dir(), "connect4-grade")?,
     };
     let _cleanup = args.work.is_none().then(|| TempFolder(work.clone()));
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     if let Isolation::On { .. } = isolation {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o755))
@@ -390,7 +392,7 @@ fn run_tests(
                     test.positions,
                     config.grading.seed + 10 * i as u64,
                 );
-                tactic_forfeits.extend(t.forfeits.iter().cloned());
+                tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
                 Some(Outcome::new(test, t.fraction(), t.output(&test.tactics)))
             }
             TestKind::Compliance => Some(grader.compliance(test)),

@@ -141,34 +141,65 @@ pub fn leaderboard_value(
     }
 }
 
+/// `content` (a position, a submission's output) as a fenced block for
+/// [`markdown`]: the fence is longer than any run of backticks in it, so
+/// no line of it can close the block, whatever its indentation (CommonMark
+/// closes a fence only with one at least as long).
+pub fn code_block(content: &str) -> String {
+    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}\n{}\n{fence}", content.trim_end_matches('\n'))
+}
+
+/// The fence that opens a block of [`code_block`] at line `i` of `lines`:
+/// a line of backticks alone with the same line further down.
+fn fence_at<'a>(lines: &[&'a str], i: usize) -> Option<&'a str> {
+    let line = lines[i];
+    let is_fence = line.len() >= 3 && line.bytes().all(|b| b == b'`');
+    (is_fence && lines[i + 1..].contains(&line)).then_some(line)
+}
+
 /// A test's text as markdown: its first line a paragraph, each further line
-/// an item of a list, ```` ``` ```` blocks (positions, stderr) kept as they
-/// are, and the characters markdown would read as formatting escaped (a
-/// traceback's `__init__` stays as it is).
+/// an item of a list, blocks made by [`code_block`] (positions, output)
+/// kept as they are, and everything else escaped so that it renders as
+/// the text it is: no heading, link, HTML or fence a submission prints
+/// takes effect (a traceback's `__init__` stays as it is).
 pub fn markdown(text: &str) -> String {
+    // Punctuation markdown reads as formatting anywhere, and at the start
+    // of a line as a list or a heading.
     let escape = |line: &str| {
-        line.chars().fold(String::new(), |mut out, ch| {
-            if "\\`*_[]<>#|".contains(ch) {
+        let mut out = String::new();
+        for (k, ch) in line.chars().enumerate() {
+            if "\\`*_[]<>#|~".contains(ch) || (k == 0 && "-+=".contains(ch)) {
                 out.push('\\');
             }
             out.push(ch);
-            out
-        })
+        }
+        out
     };
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = String::new();
-    let mut in_block = false;
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with("```") {
-            in_block = !in_block;
-            out.push_str(line);
-        } else if in_block {
-            out.push_str(line);
-        } else if i == 0 {
-            out.push_str(&escape(line));
-            out.push('\n');
-        } else {
-            out.push_str("- ");
-            out.push_str(&escape(line));
+    let mut open: Option<&str> = None;
+    for (i, line) in lines.iter().enumerate() {
+        match open {
+            Some(fence) => {
+                out.push_str(line);
+                if *line == fence {
+                    open = None;
+                }
+            }
+            None if fence_at(&lines, i).is_some() => {
+                open = fence_at(&lines, i);
+                out.push_str(line);
+            }
+            None if i == 0 => {
+                out.push_str(&escape(line.trim_start()));
+                out.push('\n');
+            }
+            None => {
+                out.push_str("- ");
+                out.push_str(&escape(line.trim_start()));
+            }
         }
         out.push('\n');
     }
@@ -202,11 +233,46 @@ mod tests {
 
     #[test]
     fn outputs_become_markdown_with_positions_kept_and_formatting_escaped() {
-        let text = "won 0 of 2 games\nFile \"__init__.py\", line *7*\nblock after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```";
+        let text = format!(
+            "won 0 of 2 games\nFile \"__init__.py\", line *7*\nblock after 44: played 3, in this position (X to move):\n{}",
+            code_block("X . .\n1 2 3\n")
+        );
         assert_eq!(
-            markdown(text),
+            markdown(&text),
             "won 0 of 2 games\n\n- File \"\\_\\_init\\_\\_.py\", line \\*7\\*\n- block after 44: played 3, in this position (X to move):\n```\nX . .\n1 2 3\n```"
         );
+    }
+
+    /// Nothing a submission prints renders as markup: not inside a block
+    /// (a fence indented by up to three spaces, or a longer one, would
+    /// close it) and not outside one (headings, links, HTML, fences).
+    #[test]
+    fn a_submission_cannot_close_a_block_or_render_markup() {
+        let hostile = "built\n   ```\n## Graded: 100.00 of 100 points\n[link](http://x)\n<img src=x>\n````\n```";
+        let text = format!(
+            "the build failed; its last lines:\n{}\n{hostile}",
+            code_block(hostile)
+        );
+        let md = markdown(&text);
+        let lines: Vec<&str> = md.lines().collect();
+        // The block opens with a fence longer than any run inside it and
+        // closes only at its own fence.
+        let fence = lines[2];
+        assert_eq!(fence, "`````", "{md}");
+        let close = lines.iter().rposition(|l| *l == fence).unwrap();
+        assert_eq!(lines[3..close].join("\n"), hostile);
+        // Every line after the block is an escaped list item.
+        for line in &lines[close + 1..] {
+            assert!(line.starts_with("- "), "{line:?} in\n{md}");
+            let chars: Vec<char> = line.chars().collect();
+            for (k, c) in chars.iter().enumerate().skip(2) {
+                if "[]<>#`".contains(*c) {
+                    assert_eq!(chars[k - 1], '\\', "{c} unescaped in {line:?}");
+                }
+            }
+        }
+        assert!(md.contains("- \\#\\# Graded"), "{md}");
+        assert!(md.contains("- \\`\\`\\`"), "{md}");
     }
 
     #[test]

@@ -21,6 +21,9 @@ use crate::stderr::Tail;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal(pub String);
 
+/// How long the build's output is read after the build ended.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
 /// Lines of build output shown to the student.
 const BUILD_LINES: usize = 30;
 
@@ -62,7 +65,9 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         .spawn()
         .map_err(|e| Refusal(format!("the build command `{line}` does not start: {e}")))?;
     let output = Tail::default();
-    let readers: Vec<_> = [
+    let (done, finished) = std::sync::mpsc::channel();
+    let mut readers = 0;
+    for stream in [
         child
             .stdout
             .take()
@@ -74,11 +79,14 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
     ]
     .into_iter()
     .flatten()
-    .map(|stream| {
-        let tail = output.clone();
-        std::thread::spawn(move || tail.collect(stream))
-    })
-    .collect();
+    {
+        let (tail, done) = (output.clone(), done.clone());
+        std::thread::spawn(move || {
+            tail.collect(stream);
+            done.send(()).ok();
+        });
+        readers += 1;
+    }
     let limit = Duration::from_secs(config.limits.build_seconds);
     let started = Instant::now();
     let status = loop {
@@ -90,21 +98,32 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         }
     };
     crate::group::kill_group(&child);
+    // What the build left running (`setsid cmd &` leaves the group) would
+    // hold the output pipes open, and could act on the files to grade.
+    if let Some(s) = sandbox {
+        crate::sandbox::kill_user(s.account.uid);
+    }
     child.wait().ok();
-    for r in readers {
-        r.join().ok();
+    // Without a sandbox, a process that left the group may still hold the
+    // pipes: the output is read until a deadline, not until they close.
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    for _ in 0..readers {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if finished.recv_timeout(left).is_err() {
+            break;
+        }
     }
     let text = output.text();
     let lines: Vec<&str> = text.lines().collect();
     let shown = lines[lines.len().saturating_sub(BUILD_LINES)..].join("\n");
     let quote = |why: String| {
         Refusal(format!(
-            "{why}; its last lines:\n```\n{}\n```",
-            if shown.is_empty() {
+            "{why}; its last lines:\n{}",
+            super::report::code_block(if shown.is_empty() {
                 "(no output)"
             } else {
                 &shown
-            }
+            })
         ))
     };
     match status {
@@ -134,7 +153,7 @@ pub fn spec(
     // A policy may name its class after a colon.
     let file = executable.split(':').next().unwrap_or(&executable);
     let path = dir.join(file);
-    if !path.exists() {
+    if std::fs::symlink_metadata(&path).is_err() {
         return Err(Refusal(format!(
             "your submission has no '{file}' (the grader runs {}; your submission's files: {})",
             match kind {
@@ -145,15 +164,19 @@ pub fn spec(
             listing(dir)
         )));
     }
-    let target = dir.join(&executable).display().to_string();
+    let path = inside(dir, file)?;
+    let target = match executable.split_once(':') {
+        Some((_, class)) => format!("{}:{class}", path.display()),
+        None => path.display().to_string(),
+    };
     let clock = format!("{},margin={}", config.clock_spec(), config.margin_ms);
     let start = match kind {
         Kind::Engine => {
-            if path.is_file() {
-                // Uploads often lose the executable bit.
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).ok();
-            }
+            // Uploads often lose the executable bit. `inside` resolved every
+            // link, and no process of the student's runs now to swap one.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| Refusal(format!("the grader cannot make '{file}' executable: {e}")))?;
             program_spec("submission", &target, &config.submission.args)
         }
         Kind::Policy | Kind::Kaggle => {
@@ -166,6 +189,35 @@ pub fn spec(
         .map_err(|e| Refusal(format!("the submission cannot be run: {e}")))?;
     spec.sandbox = sandbox;
     Ok(spec)
+}
+
+/// The real path of the submission's `file` in `dir`: a regular file
+/// inside the submission, links followed only as far as they stay inside.
+/// The grader runs as root; a link to one of its own files (the config with
+/// the hidden tests) must never be made executable or run.
+fn inside(dir: &Path, file: &str) -> Result<std::path::PathBuf, Refusal> {
+    let root = dir.canonicalize().map_err(|e| {
+        Refusal(format!(
+            "the grader cannot read its copy of your submission: {e}"
+        ))
+    })?;
+    let real = dir.join(file).canonicalize().map_err(|e| {
+        Refusal(format!(
+            "'{file}' in your submission is a link to nothing the grader can reach ({e}); \
+             upload the file itself"
+        ))
+    })?;
+    if !real.starts_with(&root) {
+        return Err(Refusal(format!(
+            "'{file}' in your submission is a link to a file outside it; upload the file itself"
+        )));
+    }
+    if !std::fs::metadata(&real).is_ok_and(|m| m.is_file()) {
+        return Err(Refusal(format!(
+            "'{file}' in your submission is not a regular file; upload the program or script itself"
+        )));
+    }
+    Ok(real)
 }
 
 /// Whether the student's engine starts and answers `hello`: if not, every

@@ -106,13 +106,13 @@ impl Tactics {
         match verdict {
             Ok(()) => self.passed += 1,
             Err(why) => self.misses.push(format!(
-                "{why}, in this position ({} to move):\n```\n{}```",
+                "{why}, in this position ({} to move):\n{}",
                 if position.side_to_move() == Player::First {
                     "X"
                 } else {
                     "O"
                 },
-                connect4::grid::to_ascii(position)
+                super::report::code_block(&connect4::grid::to_ascii(position))
             )),
         }
     }

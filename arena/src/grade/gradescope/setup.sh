@@ -72,13 +72,26 @@ for user in "$STUDENT_USER" "$REFERENCE_USER"; do
 done
 say "Python bridge installed in $ROOT/venv"
 
-# Student code may run the binaries, the bridge and the included folders,
-# but not list the source folder or read the config (hidden tests).
+# Student code may read only what it must import: the venv (the bridge and
+# numpy) and the included folders listed in student-readable.txt (those
+# holding no reference player). The grader, the perfect player, the config
+# (hidden tests), the bundled source and the reference players are root's
+# and the reference user's only.
+chown -R "root:$REFERENCE_USER" "$SOURCE"
+chmod -R u=rwX,g=rX,o= "$SOURCE"
 chmod 711 "$SOURCE"
 chmod 600 "$SOURCE/config.toml"
-chmod -R a+rX "$SOURCE/bin" "$SOURCE/python"
+if [ -d "$SOURCE/rust" ]; then
+    chmod -R go= "$SOURCE/rust"
+fi
 if [ -d "$SOURCE/include" ]; then
-    chmod -R a+rX "$SOURCE/include"
+    chmod 755 "$SOURCE/include"
+    while IFS= read -r folder; do
+        case "$folder" in
+            *..*) say "skipping $folder in student-readable.txt: it leaves include/" ;;
+            include/*) chmod -R a+rX "$SOURCE/$folder" ;;
+        esac
+    done < <(cat "$SOURCE/student-readable.txt" 2>/dev/null; echo)
 fi
 chmod go+x "$ROOT"
 say "done"
