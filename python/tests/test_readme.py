@@ -1,0 +1,127 @@
+"""The README's examples, run as written right after its two commands
+(`cargo build --release && ...` and `bash scripts/test`, which builds the
+release binaries and installs the bridges in .venv-test/).
+
+Each command of a ```sh block runs in bash, in order, in one scratch folder that sees
+the repository's files (and ../shared beside it), after the `export` and
+`NAME=value` lines the README gives before it. It must exit 0, or, for the long jobs (a
+1000-game match, an hour of book building), still be running without an
+error after a few seconds. Only what cannot run here is left out, each
+for the reason given below."""
+
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+README = REPO / "README.md"
+
+# Commands that cannot run in a test, and why.
+NOT_RUN = {
+    "bash scripts/test": "the test command itself",
+    "sudo ": "needs root, and installs and starts Slurm (scripts/slurm/selftest.sh)",
+    "scripts/slurm/submit-": "needs a Slurm cluster (test-without-slurm.sh runs it with stand-ins)",
+    "scripts/slurm/rerun.sh": "needs a Slurm run folder (test-without-slurm.sh covers it)",
+}
+
+# Seconds a command may run before it counts as a long job that started.
+LONG_JOB_SECONDS = 8
+
+
+def blocks():
+    """The commands of the ```sh blocks: (setup lines, command) pairs; the
+    setup lines are the `export` and `NAME=value` lines before it."""
+    found, setup = [], []
+    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), re.S):
+        pending = ""
+        for line in block.splitlines():
+            if pending:
+                pending += "\n" + line
+            elif not line.strip() or line.lstrip().startswith("#"):
+                continue
+            else:
+                pending = line
+            if pending.rstrip().endswith("\\"):
+                continue
+            command, pending = pending, ""
+            if re.match(r"(export [A-Z_]+|[A-Z_]+)=", command):
+                setup.append(command)
+            found.append((list(setup), command))
+    return found
+
+
+def reason_not_run(command):
+    for start, why in NOT_RUN.items():
+        if command.lstrip().startswith(start):
+            return why
+    return None
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """One folder for the whole README, as a reader's checkout would be
+    (later examples read what earlier ones wrote): it sees the
+    repository's files, beside a `shared` folder."""
+    tmp_path = tmp_path_factory.mktemp("readme")
+    work = tmp_path / "work"
+    work.mkdir()
+    for entry in REPO.iterdir():
+        if entry.name != ".git":
+            (work / entry.name).symlink_to(entry)
+    shared = REPO.parent / "shared"
+    if shared.exists():
+        (tmp_path / "shared").symlink_to(shared)
+    return work
+
+
+def run(script, cwd, timeout):
+    """Runs `script` in bash in a session of its own: (exit status or None
+    if still running at `timeout`, output)."""
+    env = dict(os.environ, TERM="dumb")
+    proc = subprocess.Popen(["bash", "-c", script], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return None, out
+
+
+COMMANDS = blocks()
+
+
+def test_the_readme_has_its_two_commands_first():
+    first = [c for _, c in COMMANDS[:2]]
+    assert first[0].startswith("cargo build --release && target/release/connect4-arena"), first
+    assert first[1].startswith("bash scripts/test"), first
+
+
+def test_the_main_job_plays_a_real_match():
+    _, command = COMMANDS[0]
+    status, out = run(command, REPO, 600)
+    assert status == 0, out[-3000:]
+    assert "games in" in out and "Elo difference" in out, out[-3000:]
+
+
+@pytest.mark.parametrize("setup, command", COMMANDS[2:],
+                         ids=[c.split("#")[0].strip()[:60] for _, c in COMMANDS[2:]])
+def test_each_example_works_as_written(setup, command, scratch):
+    why = reason_not_run(command)
+    if why:
+        pytest.skip(why)
+    if not (REPO / "target" / "release" / "connect4").exists():
+        pytest.fail("target/release/connect4 is missing: the README's first command builds it")
+    script = "\n".join(setup + ["set -o pipefail", command])
+    status, out = run(script, scratch, LONG_JOB_SECONDS)
+    if status is None:
+        lowered = out.lower()
+        assert "error" not in lowered and "no such file" not in lowered, out[-3000:]
+    else:
+        assert status == 0, f"exit {status}:\n{out[-3000:]}"
