@@ -88,7 +88,8 @@ fn ensure_users() {
     }
 }
 
-/// The processes of `user` now.
+/// The live processes of `user` now (a zombie is dead already: it only
+/// waits for its new parent to reap it, and can do nothing).
 fn processes_of(user: &str) -> Vec<String> {
     let Ok(account) = Account::lookup(user) else {
         return Vec::new();
@@ -100,6 +101,13 @@ fn processes_of(user: &str) -> Vec<String> {
             let pid = e.file_name().to_string_lossy().into_owned();
             pid.parse::<u32>().ok()?;
             let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let zombie = status
+                .lines()
+                .find(|l| l.starts_with("State:"))
+                .is_some_and(|l| l.contains('Z'));
+            if zombie {
+                return None;
+            }
             let uid: u32 = status
                 .lines()
                 .find(|l| l.starts_with("Uid:"))?
