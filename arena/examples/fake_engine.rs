@@ -37,6 +37,9 @@
 //!   in groups of their own until the system refuses (at most 20,000);
 //! - `fill-disk`: plays, but at its first `go` writes 1 MiB files in its
 //!   folder until the disk is full (at most 100,000);
+//! - `hog=MBxN`: plays, but at its first `go` starts N detached processes
+//!   (`hold=MB`) that each fill MB MiB of memory and sleep an hour, and
+//!   gives them a second to do so before it answers;
 //! - `sleep`: sleeps an hour (the child of `fork-and-exit`).
 
 use std::io::{BufRead, Write};
@@ -60,6 +63,13 @@ fn main() {
     };
     if mode == "sleep" {
         std::thread::sleep(Duration::from_secs(3600));
+        return;
+    }
+    if let Some(mb) = number("hold=") {
+        // Touch every page, so that the memory is resident.
+        let held = vec![1u8; (mb as usize) << 20];
+        std::thread::sleep(Duration::from_secs(3600));
+        drop(held);
         return;
     }
     if let Some(path) = mode.strip_prefix("rewrite=") {
@@ -285,6 +295,18 @@ fn first_go_attack(mode: &str) {
             .stderr(std::process::Stdio::null())
             .spawn()
             .ok();
+    } else if let Some((mb, n)) = mode.strip_prefix("hog=").and_then(|v| v.split_once('x')) {
+        for _ in 0..n.parse::<u32>().unwrap_or(0) {
+            std::process::Command::new(&me)
+                .arg(format!("hold={mb}"))
+                .process_group(0)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .ok();
+        }
+        std::thread::sleep(Duration::from_secs(1));
     } else if mode == "fork-bomb" {
         let mut started = 0;
         while started < 20_000 {

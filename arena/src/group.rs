@@ -38,7 +38,8 @@ fn parent_death_signal(command: &mut std::process::Command) {
 
 /// Makes `command` start in a new session of its own (so also a process
 /// group of its own, and without the arena's controlling terminal) under
-/// `limits`, with the same parent-death signal as [`own_group`].
+/// `limits`, with the same parent-death signal as [`own_group`]. A limited
+/// program is also the first the out-of-memory killer takes.
 pub fn own_session(command: &mut Command, limits: Option<crate::sandbox::ResourceLimits>) {
     session_and_limits(command, limits);
     #[cfg(target_os = "linux")]
@@ -71,9 +72,31 @@ fn session_and_limits(command: &mut Command, limits: Option<crate::sandbox::Reso
                         return Err(std::io::Error::last_os_error());
                     }
                 }
+                first_to_go_out_of_memory();
             }
             Ok(())
         });
+    }
+}
+
+/// Makes the calling process the first the kernel's out-of-memory killer
+/// takes (`oom_score_adj` 1000; any process may raise its own), so that a
+/// sandboxed program that exhausts the machine's memory goes before the
+/// arena. Failing is harmless: the process is then an ordinary candidate.
+#[allow(unsafe_code)]
+fn first_to_go_out_of_memory() {
+    // SAFETY: open, write and close are system calls that allocate nothing
+    // and take no locks (this runs between fork and exec); the path and the
+    // value are static byte strings.
+    unsafe {
+        let fd = libc::open(
+            c"/proc/self/oom_score_adj".as_ptr(),
+            libc::O_WRONLY | libc::O_CLOEXEC,
+        );
+        if fd >= 0 {
+            libc::write(fd, b"1000".as_ptr().cast(), 4);
+            libc::close(fd);
+        }
     }
 }
 

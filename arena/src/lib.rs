@@ -14,7 +14,7 @@
 //!            play (one game: seats, clocks, adjudication)  ending (reasons)
 //!                 |
 //! engines    process (one engine process: group, stderr)  spec (how to run an engine)
-//!            sandbox (another user, limits: the grader's isolation)
+//!            sandbox (another user, limits: the grader's isolation)  memory_watch
 //! ```
 //!
 //! Statistics (Elo, intervals, SPRT) are `connect4::stats`; the rules that
@@ -28,6 +28,7 @@ pub mod figures;
 pub mod grade;
 pub mod group;
 pub mod log;
+pub mod memory_watch;
 pub mod merge;
 pub mod play;
 pub mod process;

@@ -162,7 +162,7 @@ fn is_zombie(pid: i32) -> bool {
 }
 
 /// Every live process of user `uid` (zombies left out).
-fn processes_of(uid: u32) -> Vec<i32> {
+pub(crate) fn processes_of(uid: u32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

@@ -818,3 +818,73 @@ fn red_team_submissions_get_nothing_they_should_not() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// The red team's config with a bound on the student's processes together.
+fn memory_config() -> String {
+    RED_TEAM_CONFIG.replace(
+        "[limits]\n",
+        "[limits]\nmemory_mb = 1024\ntotal_memory_mb = 600\n",
+    )
+}
+
+/// Issue #32, item 13: each process is held by `memory_mb`, and all of the
+/// student's processes together by `total_memory_mb`. An engine that starts
+/// four detached processes of 300 MiB at each game's first move has them
+/// all killed, is told why, and leaves nothing running; the grader lives on.
+#[test]
+fn the_memory_of_all_the_students_processes_together_is_bounded() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("memory");
+    let config = root.dir.join("grader.toml");
+    std::fs::write(&config, memory_config()).unwrap();
+    root.install(&["--config", config.to_str().unwrap()]);
+    let fake = built("examples/fake_engine");
+    let engine = |mode: &str| {
+        vec![
+            text("build.sh", "cp prebuilt engine"),
+            program("prebuilt", &fake),
+            text("mode", mode),
+        ]
+    };
+    let (honest, _) = root.grade(&engine("good"));
+    assert!(!honest.output.contains("MiB"), "{}", honest.output);
+
+    // An independent look at what the student's user holds, meanwhile.
+    let watching = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let watching = watching.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0u64;
+            while watching.load(std::sync::atomic::Ordering::Relaxed) {
+                let held: u64 = processes_of("c4student")
+                    .iter()
+                    .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/statm")).ok())
+                    .filter_map(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+                    .sum::<u64>()
+                    * 4096;
+                peak = peak.max(held);
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            peak
+        })
+    };
+    let (hog, stderr) = root.grade(&engine("hog=300x4"));
+    watching.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().unwrap();
+    eprintln!(
+        "hog=300x4 under total_memory_mb = 600: {} (honest {}); peak seen {} MiB\n{stderr}",
+        hog.score,
+        honest.score,
+        peak >> 20
+    );
+    assert!(
+        hog.output
+            .contains("over the limit of 600 MiB for all of them together"),
+        "{}",
+        hog.output
+    );
+    assert!(hog.score <= honest.score, "{hog:?}");
+    assert!(stderr.contains("kill(s)"), "{stderr}");
+}

@@ -168,6 +168,10 @@ pub struct Limits {
     /// Address space of each process, in MiB.
     #[serde(default = "default_memory")]
     pub memory_mb: u64,
+    /// Resident memory of all the student's processes together, in MiB
+    /// (default: half of the machine's memory).
+    #[serde(default)]
+    pub total_memory_mb: Option<u64>,
     /// Processes and threads the student's user may have at once.
     #[serde(default = "default_processes")]
     pub processes: u64,
@@ -196,6 +200,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             memory_mb: default_memory(),
+            total_memory_mb: None,
             processes: default_processes(),
             file_mb: default_file(),
             build_seconds: default_build(),
@@ -715,6 +720,11 @@ impl Config {
         }
         for (field, value, least) in [
             ("memory_mb", raw.limits.memory_mb, 64),
+            (
+                "total_memory_mb",
+                raw.limits.total_memory_mb.unwrap_or(64),
+                64,
+            ),
             ("processes", raw.limits.processes, 8),
             ("file_mb", raw.limits.file_mb, 1),
             ("build_seconds", raw.limits.build_seconds, 1),
@@ -1036,6 +1046,10 @@ mod tests {
             (
                 "[limits]\nprocesses = 2",
                 "processes = 2: expected at least 8",
+            ),
+            (
+                "[limits]\ntotal_memory_mb = 10",
+                "total_memory_mb = 10: expected at least 64",
             ),
         ];
         for (text, expected) in cases {

@@ -20,8 +20,9 @@
 //! | time and protocol discipline: no forfeit in any game | 5 |
 //!
 //! With `--isolate` as root, the student's code runs as its own user under
-//! resource limits and the references as another ([`crate::sandbox`]);
-//! every process of the student's user is killed before the results are
+//! resource limits and the references as another ([`crate::sandbox`]),
+//! with a bound on the memory of all its processes together
+//! ([`crate::memory_watch`]); every process of the student's user is killed before the results are
 //! written, and space is held so that they can be written on a full disk.
 
 pub mod autograder;
@@ -38,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::memory_watch::MemoryWatch;
 use crate::sandbox::{Account, Reserve, ResourceLimits, Sandbox};
 use crate::spec::EngineSpec;
 use config::{Config, Kind, TestKind};
@@ -325,6 +327,15 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         }
         Isolation::Off(_) => (None, None),
     };
+    // From the build on, the student's processes together stay under the
+    // total memory limit.
+    let memory_watch = isolation.student().map(|student| {
+        let total_mb = config
+            .limits
+            .total_memory_mb
+            .unwrap_or_else(crate::memory_watch::half_the_machine_mb);
+        MemoryWatch::start(student.uid, total_mb << 20)
+    });
     let prepared = match &args.engine {
         Some(engine) => {
             let mut engine = engine.clone();
@@ -353,6 +364,15 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
                 .collect()
         }
     };
+    if let Some(report) = memory_watch.map(MemoryWatch::finish) {
+        eprintln!(
+            "grade: the student's processes held at most {} MiB in all (limit {} MiB, {} kill(s))",
+            report.peak_bytes >> 20,
+            report.limit_bytes >> 20,
+            report.kills
+        );
+        notes.extend(report.message());
+    }
     Ok(results(&config, outcomes, &notes))
 }
 

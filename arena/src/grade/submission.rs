@@ -151,7 +151,10 @@ pub fn spec(
         .clone()
         .unwrap_or_else(|| kind.default_executable().to_string());
     // A policy may name its class after a colon.
-    let file = executable.split(':').next().unwrap_or(&executable);
+    let (file, class) = match executable.split_once(':') {
+        Some((file, class)) => (file, Some(class)),
+        None => (executable.as_str(), None),
+    };
     let path = dir.join(file);
     if std::fs::symlink_metadata(&path).is_err() {
         return Err(Refusal(format!(
@@ -165,8 +168,8 @@ pub fn spec(
         )));
     }
     let path = inside(dir, file)?;
-    let target = match executable.split_once(':') {
-        Some((_, class)) => format!("{}:{class}", path.display()),
+    let target = match class {
+        Some(class) => format!("{}:{class}", path.display()),
         None => path.display().to_string(),
     };
     let clock = format!("{},margin={}", config.clock_spec(), config.margin_ms);
