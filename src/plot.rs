@@ -2,8 +2,10 @@
 //! and SPRT, and the course experiments' figures.
 //!
 //! A [`Figure`] is one or more [`Panel`]s stacked vertically, each with its
-//! axes and [`Series`]; a point may carry an interval, drawn as a vertical
-//! bar. Drawing goes through plotters' SVG backend only, so no font files
+//! axes, [`Series`], reference lines in styles of their own and a legend
+//! under it (never over the data), and notes at the bottom that define the
+//! labels; a point may carry an interval, drawn as a vertical bar, and an
+//! axis of players or budgets names its ticks. Drawing goes through plotters' SVG backend only, so no font files
 //! or system libraries are needed: text is left to the program that shows
 //! the picture.
 
@@ -12,12 +14,37 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 /// Width of a figure in pixels.
 const WIDTH: u32 = 760;
-/// Height of one panel in pixels.
+/// Height of one panel in pixels, its legend not included.
 const PANEL_HEIGHT: u32 = 320;
+/// Height of the figure's title.
+const TITLE_HEIGHT: u32 = 40;
+/// Space around a panel's chart.
+const MARGIN: u32 = 12;
+/// Width of the y axis's labels and title.
+const Y_LABEL_AREA: u32 = 70;
+/// Height of a row of a legend.
+const LEGEND_ROW: u32 = 20;
+/// Width of a legend entry's sample and the space after it.
+const SAMPLE_WIDTH: i32 = 32;
+/// Space between two legend entries.
+const ENTRY_GAP: i32 = 18;
+/// The width of a character of 13-pixel sans-serif text, in pixels (an
+/// estimate, a little wide: the program that shows the picture picks the
+/// font).
+const CHAR_WIDTH: f64 = 6.4;
+/// Height of a line of notes.
+const NOTE_LINE: u32 = 18;
+/// Reference lines' colours, dashes and gaps (pixels), in order.
+const GUIDE_STYLES: [(RGBColor, u32, u32); 3] = [
+    (RGBColor(60, 60, 60), 10, 5),
+    (RGBColor(170, 51, 34), 4, 4),
+    (RGBColor(34, 119, 68), 16, 4),
+];
 /// Series colours, in order (a colour-blind-safe palette).
 const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
@@ -153,30 +180,38 @@ pub struct Panel {
     pub log_y: bool,
     /// A fixed y range instead of one fitted to the data.
     pub y_range: Option<(f64, f64)>,
-    /// Horizontal reference lines (such as an SPRT's bounds), with names.
-    pub rules: Vec<(String, f64)>,
-    /// Put the legend in the lower right corner (for data along the top)
-    /// instead of the upper left.
-    pub legend_low: bool,
+    /// Named ticks on the x axis at whole-number positions (players,
+    /// budgets), instead of numbered ones: the axis shows these only.
+    pub x_ticks: Vec<(i64, String)>,
+    /// Horizontal reference lines (such as an SPRT's bounds), with names;
+    /// each is drawn in a style of its own.
+    pub guides: Vec<(String, f64)>,
     /// The lines.
     pub series: Vec<Series>,
 }
 
-/// Panels stacked vertically under a title.
+/// Panels stacked vertically under a title, each with its legend below
+/// it (never over the data), and notes at the bottom that say what the
+/// labels mean.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figure {
     /// The title above the panels.
     pub title: String,
     /// The charts.
     pub panels: Vec<Panel>,
+    /// Lines of text under the panels (definitions of the labels used).
+    pub notes: Vec<String>,
 }
 
 impl Figure {
     /// The figure as an SVG document.
     pub fn svg(&self) -> Result<String, PlotError> {
         self.check()?;
+        let legends: Vec<Legend> = self.panels.iter().map(Legend::of).collect();
+        let heights: Vec<u32> = legends.iter().map(|l| PANEL_HEIGHT + l.height()).collect();
+        let notes_height = notes_height(&self.notes);
+        let height = TITLE_HEIGHT + heights.iter().sum::<u32>() + notes_height;
         let mut text = String::new();
-        let height = PANEL_HEIGHT * self.panels.len() as u32 + 40;
         {
             let root = SVGBackend::with_string(&mut text, (WIDTH, height)).into_drawing_area();
             let drawn = root
@@ -186,14 +221,15 @@ impl Figure {
                     root.titled(&self.title, ("sans-serif", 22))
                         .map_err(|e| e.to_string())
                 })
-                .and_then(|area| {
-                    for (panel, part) in self
-                        .panels
-                        .iter()
-                        .zip(area.split_evenly((self.panels.len(), 1)))
-                    {
-                        draw_panel(panel, &part)?;
+                .and_then(|mut rest| {
+                    for ((panel, legend), h) in self.panels.iter().zip(&legends).zip(&heights) {
+                        let (part, below) = rest.split_vertically(*h);
+                        let (chart, strip) = part.split_vertically(PANEL_HEIGHT);
+                        draw_panel(panel, &chart)?;
+                        legend.draw(&strip)?;
+                        rest = below;
                     }
+                    draw_notes(&self.notes, &rest)?;
                     root.present().map_err(|e| e.to_string())
                 });
             drawn.map_err(|why| PlotError::Draw {
@@ -245,13 +281,19 @@ impl Figure {
 }
 
 impl Panel {
-    /// The x range of the data, widened when it is a single value.
+    /// The x range of the data (and of the named ticks, half a step beyond
+    /// them), widened when it is a single value.
     fn x_range(&self) -> (f64, f64) {
         let xs = self
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.x));
-        widen(min_max(xs).unwrap_or((0.0, 1.0)), false)
+        if self.x_ticks.is_empty() {
+            return widen(min_max(xs).unwrap_or((0.0, 1.0)), false);
+        }
+        let ticks = self.x_ticks.iter().map(|(x, _)| *x as f64);
+        let (lo, hi) = min_max(xs.chain(ticks)).expect("ticks are given");
+        (lo - 0.5, hi + 0.5)
     }
 
     /// The y range: the fixed one, or the data's (intervals and reference
@@ -267,8 +309,20 @@ impl Panel {
             .flat_map(|p| {
                 std::iter::once(p.y).chain(p.interval.into_iter().flat_map(|(a, b)| [a, b]))
             })
-            .chain(self.rules.iter().map(|(_, y)| *y));
+            .chain(self.guides.iter().map(|(_, y)| *y));
         widen(min_max(ys).unwrap_or((0.0, 1.0)), self.log_y)
+    }
+
+    /// The label of x axis position `v`: its named tick, or its number.
+    fn x_tick(&self, v: f64) -> String {
+        if self.x_ticks.is_empty() {
+            return tick(v);
+        }
+        self.x_ticks
+            .iter()
+            .find(|(x, _)| (*x as f64 - v).abs() < 1e-9)
+            .map(|(_, name)| name.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -299,9 +353,9 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Resul
     let mut builder = ChartBuilder::on(area);
     builder
         .caption(&panel.title, ("sans-serif", 16))
-        .margin(12)
+        .margin(MARGIN)
         .x_label_area_size(40)
-        .y_label_area_size(70);
+        .y_label_area_size(Y_LABEL_AREA);
     if panel.log_y {
         let mut chart = builder
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
@@ -315,8 +369,8 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Resul
     }
 }
 
-/// Draws the axes (y labels by `y_tick`), the reference lines, the series,
-/// their intervals and the legend.
+/// Draws the axes (y labels by `y_tick`), the reference lines, the series
+/// and their intervals.
 fn draw_chart<'a, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
     panel: &Panel,
@@ -326,29 +380,34 @@ fn draw_chart<'a, Y>(
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    chart
-        .configure_mesh()
-        .x_desc(&panel.x_label)
+    let x_label = |v: &f64| panel.x_tick(*v);
+    let y_label = |v: &f64| y_tick(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(&panel.x_label)
         .y_desc(&panel.y_label)
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| y_tick(*v))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    for (name, y) in &panel.rules {
-        let style = ShapeStyle::from(&BLACK.mix(0.5)).stroke_width(1);
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label);
+    if !panel.x_ticks.is_empty() {
+        // One label per whole number of the range: the named ones show.
+        mesh.x_labels((x1 - x0).round() as usize + 1);
+    }
+    mesh.draw().map_err(|e| e.to_string())?;
+    for (i, (_, y)) in panel.guides.iter().enumerate() {
+        let (style, dash, gap) = guide_style(i);
         chart
-            .draw_series(std::iter::once(PathElement::new(
+            .draw_series(DashedLineSeries::new(
                 vec![(x0, *y), (x1, *y)],
+                dash,
+                gap,
                 style,
-            )))
-            .map_err(|e| e.to_string())?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            ))
+            .map_err(|e| e.to_string())?;
     }
     for (i, s) in panel.series.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
-        let style = ShapeStyle::from(&colour).stroke_width(2);
-        let marks = chart
+        chart
             .draw_series(
                 s.points
                     .iter()
@@ -356,15 +415,10 @@ where
             )
             .map_err(|e| e.to_string())?;
         if s.joined {
+            let style = ShapeStyle::from(&colour).stroke_width(2);
             chart
                 .draw_series(LineSeries::new(s.points.iter().map(|p| (p.x, p.y)), style))
-                .map_err(|e| e.to_string())?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-        } else {
-            marks
-                .label(s.name.as_str())
-                .legend(move |(x, y)| Circle::new((x + 10, y), 3, colour.filled()));
+                .map_err(|e| e.to_string())?;
         }
         chart
             .draw_series(s.points.iter().filter_map(|p| {
@@ -373,17 +427,153 @@ where
             }))
             .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(if panel.legend_low {
-            SeriesLabelPosition::LowerRight
+    Ok(())
+}
+
+/// The stroke, dash and gap of reference line `i`: each its own colour
+/// and dash, so two bounds are never confused.
+fn guide_style(i: usize) -> (ShapeStyle, u32, u32) {
+    let (colour, dash, gap) = GUIDE_STYLES[i % GUIDE_STYLES.len()];
+    (ShapeStyle::from(&colour).stroke_width(2), dash, gap)
+}
+
+/// What a legend entry shows before its name.
+#[derive(Clone, Copy, Debug)]
+enum Sample {
+    /// A series joined by a line.
+    Line(RGBColor),
+    /// A series of marks alone.
+    Marks(RGBColor),
+    /// Reference line `i`.
+    Guide(usize),
+}
+
+/// A panel's legend, laid out in rows under the panel (never over the
+/// data): each entry's sample, name and place.
+struct Legend {
+    /// Sample, name, x in pixels and row.
+    entries: Vec<(Sample, String, i32, u32)>,
+    /// Rows used.
+    rows: u32,
+}
+
+impl Legend {
+    /// The legend of `panel`: its reference lines, then its series.
+    fn of(panel: &Panel) -> Legend {
+        let guides = panel
+            .guides
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| (Sample::Guide(i), name.clone()));
+        let series = panel.series.iter().enumerate().map(|(i, s)| {
+            let colour = PALETTE[i % PALETTE.len()];
+            let sample = if s.joined {
+                Sample::Line(colour)
+            } else {
+                Sample::Marks(colour)
+            };
+            (sample, s.name.clone())
+        });
+        let left = (MARGIN + Y_LABEL_AREA) as i32;
+        let (mut x, mut row) = (left, 0);
+        let mut entries = Vec::new();
+        for (sample, name) in guides.chain(series) {
+            let width = SAMPLE_WIDTH + text_width(&name) + ENTRY_GAP;
+            if x > left && x + width > WIDTH as i32 - MARGIN as i32 {
+                x = left;
+                row += 1;
+            }
+            entries.push((sample, name, x, row));
+            x += width;
+        }
+        let rows = if entries.is_empty() { 0 } else { row + 1 };
+        Legend { entries, rows }
+    }
+
+    /// Pixels the legend takes under its panel.
+    fn height(&self) -> u32 {
+        if self.rows == 0 {
+            0
         } else {
-            SeriesLabelPosition::UpperLeft
-        })
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(|e| e.to_string())
+            self.rows * LEGEND_ROW + 8
+        }
+    }
+
+    /// Draws the legend into `strip`.
+    fn draw(&self, strip: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
+        for (sample, name, x, row) in &self.entries {
+            let y = (row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+            let ends = vec![(*x, y), (*x + SAMPLE_WIDTH - 8, y)];
+            let drawn = match *sample {
+                Sample::Line(colour) => strip.draw(&PathElement::new(ends, colour.stroke_width(2))),
+                Sample::Marks(colour) => strip.draw(&Circle::new(
+                    (*x + (SAMPLE_WIDTH - 8) / 2, y),
+                    3,
+                    colour.filled(),
+                )),
+                Sample::Guide(i) => {
+                    let (style, dash, gap) = guide_style(i);
+                    strip.draw(&DashedPathElement::new(ends, dash, gap, style))
+                }
+            };
+            drawn.map_err(|e| e.to_string())?;
+            strip
+                .draw(&Text::new(
+                    name.clone(),
+                    (*x + SAMPLE_WIDTH, y - 8),
+                    ("sans-serif", 13),
+                ))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// The width of `text` in pixels at the legend's size.
+fn text_width(text: &str) -> i32 {
+    (text.chars().count() as f64 * CHAR_WIDTH).ceil() as i32
+}
+
+/// `notes` broken into lines that fit the figure's width.
+fn note_lines(notes: &[String]) -> Vec<String> {
+    let most = ((WIDTH - 2 * MARGIN) as f64 / CHAR_WIDTH) as usize;
+    let mut lines = Vec::new();
+    for note in notes {
+        let mut line = String::new();
+        for word in note.split_whitespace() {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > most {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// Pixels the notes take.
+fn notes_height(notes: &[String]) -> u32 {
+    match note_lines(notes).len() as u32 {
+        0 => 0,
+        n => n * NOTE_LINE + 12,
+    }
+}
+
+/// Draws `notes` into `area`, one line under another.
+fn draw_notes(notes: &[String], area: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
+    for (i, line) in note_lines(notes).into_iter().enumerate() {
+        let y = 4 + (i as u32 * NOTE_LINE) as i32;
+        area.draw(&Text::new(
+            line,
+            (MARGIN as i32, y),
+            ("sans-serif", 13).into_font().color(&BLACK.mix(0.75)),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// A tick label for a linear axis: whole numbers without a fraction, others
@@ -455,6 +645,101 @@ mod tests {
                 )],
                 ..Panel::default()
             }],
+            notes: Vec::new(),
+        }
+    }
+
+    /// The text elements of `svg`: their y and their words.
+    fn texts(svg: &str) -> Vec<(f64, String)> {
+        let lines: Vec<&str> = svg.lines().collect();
+        lines
+            .windows(2)
+            .filter(|w| w[0].starts_with("<text"))
+            .map(|w| {
+                let y = w[0]
+                    .split(" y=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                (y.parse().unwrap(), w[1].trim().to_string())
+            })
+            .collect()
+    }
+
+    /// The largest y of `svg`'s data: its series' polylines and marks.
+    fn lowest_data(svg: &str, series: usize) -> f64 {
+        (0..series)
+            .flat_map(|i| lines_in_colour(svg, i))
+            .filter(|l| l.len() > 2)
+            .flatten()
+            .map(|(_, y)| y)
+            .fold(f64::MIN, f64::max)
+    }
+
+    #[test]
+    fn named_ticks_replace_numbers_and_the_legend_and_notes_sit_under_the_axis() {
+        let mut f = figure(false, &[90.0, 20.0, 95.0]);
+        let panel = &mut f.panels[0];
+        panel.x_ticks = vec![
+            (0, "alphabeta-4".into()),
+            (1, "expectimax-4".into()),
+            (2, "greedy".into()),
+        ];
+        panel
+            .series
+            .push(Series::from_pairs("second", [(0.0, 10.0), (2.0, 50.0)]));
+        f.notes = vec!["E1: the first-named evaluator. ".repeat(8)];
+        let svg = f.svg().unwrap();
+        let texts = texts(&svg);
+        let words: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+        for name in ["alphabeta-4", "expectimax-4", "greedy"] {
+            assert_eq!(words.iter().filter(|w| **w == name).count(), 1, "{words:?}");
+        }
+        assert!(
+            !words
+                .iter()
+                .any(|w| w.contains('.') && w.parse::<f64>().is_ok()),
+            "no fractional tick on a named axis: {words:?}"
+        );
+        let axis_title = texts.iter().find(|(_, t)| t == "x").unwrap().0;
+        let legend = texts.iter().find(|(_, t)| t == "second").unwrap().0;
+        assert!(
+            legend > axis_title && axis_title > lowest_data(&svg, 2),
+            "{texts:?}"
+        );
+        let notes: Vec<&(f64, String)> = texts.iter().filter(|(y, _)| *y > legend).collect();
+        assert!(notes.len() >= 2, "a long note is wrapped: {notes:?}");
+        assert!(notes[0].1.starts_with("E1: the first-named"), "{notes:?}");
+        let height: f64 = svg
+            .split("height=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            notes.iter().all(|(y, _)| *y < height),
+            "the notes fit in the picture"
+        );
+    }
+
+    #[test]
+    fn reference_lines_are_told_apart_by_colour() {
+        let mut f = figure(false, &[0.0, 1.0]);
+        f.panels[0].guides = vec![("upper".into(), 2.0), ("lower".into(), -2.0)];
+        let svg = f.svg().unwrap();
+        let stroke = |(RGBColor(r, g, b), _, _): (RGBColor, u32, u32)| {
+            format!("stroke=\"#{r:02X}{g:02X}{b:02X}\"")
+        };
+        let (upper, lower) = (stroke(GUIDE_STYLES[0]), stroke(GUIDE_STYLES[1]));
+        assert_ne!(upper, lower);
+        // Dashes along the chart, and a sample in the legend, for each.
+        for s in [upper, lower] {
+            assert!(svg.lines().filter(|l| l.contains(&s)).count() > 10, "{s}");
         }
     }
 

@@ -63,7 +63,7 @@ pub fn run_figure(
         title: "Elo difference (first engine's view) with its 95% interval".into(),
         x_label: "games played".into(),
         y_label: "Elo".into(),
-        rules: vec![("even".into(), 0.0)],
+        guides: vec![("even (0)".into(), 0.0)],
         series: elo_series,
         ..Panel::default()
     }];
@@ -73,17 +73,30 @@ pub fn run_figure(
             title: "SPRT log-likelihood ratio".into(),
             x_label: "games played".into(),
             y_label: "LLR".into(),
-            rules: vec![
-                (format!("accept H1 ({upper:.2})"), upper),
-                (format!("accept H0 ({lower:.2})"), lower),
+            guides: vec![
+                (format!("upper bound: accept H1 ({upper:.2})"), upper),
+                (format!("lower bound: accept H0 ({lower:.2})"), lower),
             ],
             series: llr_series,
             ..Panel::default()
         });
     }
+    let mut notes = vec![
+        "Elo: the first-named engine's rating difference over the second, from colour-swapped \
+         pairs of games (pentanomial model), a point after each pair; bars: 95% intervals."
+            .to_string(),
+    ];
+    if let Some(s) = sprt {
+        notes.push(format!(
+            "SPRT: H0 says the difference is {} Elo, H1 that it is {} (error rates {} and {}); \
+             the test is decided when the log-likelihood ratio first crosses a bound.",
+            s.elo0, s.elo1, s.alpha, s.beta
+        ));
+    }
     Figure {
         title: title.to_string(),
         panels,
+        notes,
     }
 }
 

@@ -235,7 +235,7 @@ pub fn run_figure(start: &Weights, steps: &[(Step, Weights)], agent: &str, pairs
                 title: "candidate against the incumbent".into(),
                 x_label: "iteration".into(),
                 y_label: "score (%)".into(),
-                rules: vec![("even (50%)".into(), 50.0)],
+                guides: vec![("even (50%)".into(), 50.0)],
                 series: vec![scored(true, "kept"), scored(false, "rejected")],
                 ..Panel::default()
             },
@@ -246,6 +246,12 @@ pub fn run_figure(start: &Weights, steps: &[(Step, Weights)], agent: &str, pairs
                 series: weights,
                 ..Panel::default()
             },
+        ],
+        notes: vec![
+            "Each iteration plays a candidate (the incumbent's weights, nudged) against the \
+             incumbent; kept: the candidate scored above 50% by more than the run's z standard \
+             errors and became the incumbent; rejected: it did not. Bars: 95% intervals."
+                .into(),
         ],
     }
 }

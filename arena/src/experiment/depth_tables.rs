@@ -29,6 +29,13 @@ const TUNE_ITERATIONS: u32 = 30;
 /// Tuning: colour-swapped pairs per candidate (400 games).
 const TUNE_PAIRS: u32 = 200;
 
+/// The three pairings as the figure names them (E1 first).
+const PAIRING_NAMES: [&str; 3] = [
+    "1: untuned vs random evaluator",
+    "2: untuned vs tuned",
+    "3: tuned vs random evaluator",
+];
+
 /// The three pairings: labels and the two evaluators' spec parts.
 fn pairings(tuned: &str) -> [(&'static str, [(&'static str, String); 2]); 3] {
     let untuned = ("untuned", "eval=features".to_string());
@@ -120,11 +127,8 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         }
         tables.push_str(&table);
         if search == "alphabeta" {
-            for (k, points) in rates.into_iter().enumerate() {
-                win_series.push(Series::new(
-                    &format!("pairing {}: E1's win rate", k + 1),
-                    points,
-                ));
+            for (points, name) in rates.into_iter().zip(PAIRING_NAMES) {
+                win_series.push(Series::new(name, points));
             }
         }
         node_series.push(Series::from_pairs(&format!("untuned, {label}"), nodes));
@@ -145,15 +149,26 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         (
             "win-rate".into(),
             Figure {
-                title: "E1's win rate per depth, with pruning, and its 95% interval".into(),
+                title: "Win rate of E1 (the first-named) per depth, alpha-beta".into(),
                 panels: vec![Panel {
                     x_label: "depth (plies)".into(),
-                    y_label: "win rate (%)".into(),
+                    y_label: "E1's win rate (%)".into(),
                     y_range: Some((0.0, 100.0)),
-                    rules: vec![("half".into(), 50.0)],
+                    guides: vec![("half of the games".into(), 50.0)],
                     series: win_series,
                     ..Panel::default()
                 }],
+                notes: vec![
+                    format!(
+                        "Each pairing E1 vs E2 at each depth: {games} games in colour-swapped \
+                         pairs from random 4-ply openings; bars: 95% intervals (Wilson); draws \
+                         are not wins."
+                    ),
+                    "untuned: the features evaluator's default weights; tuned: its weights \
+                     after tuning (D-tuning.svg); random evaluator: a random score per \
+                     position. Pairings 1, 2 and 3 of the report, in this order."
+                        .into(),
+                ],
             },
         ),
         (
@@ -167,6 +182,11 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
                     series: node_series,
                     ..Panel::default()
                 }],
+                notes: vec![
+                    "Mean nodes per move over the games of pairing 1 (untuned vs random \
+                     evaluator) at each depth, for the untuned evaluator's moves."
+                        .into(),
+                ],
             },
         ),
     ];

@@ -116,26 +116,32 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
 /// the Q-learning player's as reference lines.
 fn budget_figure(results: &[(String, Record, Record)]) -> Figure {
     let mut series = Vec::new();
-    let mut rules = Vec::new();
+    let mut guides = Vec::new();
+    let budgets: Vec<u64> = results
+        .iter()
+        .filter_map(|r| r.0.strip_prefix("mcts-")?.parse().ok())
+        .collect();
     for (colour, pick) in [("as first", 0usize), ("as second", 1usize)] {
         let record = |r: &(String, Record, Record)| if pick == 0 { r.1 } else { r.2 };
         let points = results
             .iter()
-            .filter_map(|r| {
-                let n: f64 = r.0.strip_prefix("mcts-")?.parse().ok()?;
+            .filter(|r| r.0.starts_with("mcts-"))
+            .zip(0..)
+            .map(|(r, i)| {
                 let rec = record(r);
                 let (lo, hi) = rec.win_interval();
-                Some(Point::with_interval(
-                    n.log10(),
+                // Side by side at the budget's tick: first left, second right.
+                Point::with_interval(
+                    f64::from(i) + if pick == 0 { -0.06 } else { 0.06 },
                     100.0 * rec.win_rate(),
                     100.0 * lo,
                     100.0 * hi,
-                ))
+                )
             })
             .collect();
         series.push(Series::new(&format!("MCTS {colour}"), points));
         if let Some(q) = results.iter().find(|r| r.0 == "qlearning") {
-            rules.push((
+            guides.push((
                 format!("Q-learning {colour} ({:.0}%)", 100.0 * record(q).win_rate()),
                 100.0 * record(q).win_rate(),
             ));
@@ -144,13 +150,17 @@ fn budget_figure(results: &[(String, Record, Record)]) -> Figure {
     Figure {
         title: "Against a random mover: win rate by MCTS budget".into(),
         panels: vec![Panel {
-            x_label: "log10 of simulations per move".into(),
+            x_label: "simulations per move".into(),
             y_label: "win rate (%)".into(),
-            y_range: Some((0.0, 100.0)),
-            rules,
+            x_ticks: (0..).zip(budgets.iter().map(u64::to_string)).collect(),
+            guides,
             series,
-            legend_low: true,
             ..Panel::default()
         }],
+        notes: vec![
+            "Bars: 95% intervals (Wilson). Dashed lines: the trained Q-learning player's win \
+             rate against the same random mover, for comparison."
+                .into(),
+        ],
     }
 }

@@ -114,6 +114,11 @@ pub fn run(ctx: &Context, positions: u32) -> Result<Outputs> {
             series: series.into_iter().collect(),
             ..Panel::default()
         }],
+        notes: vec![format!(
+            "Mean over {} random {PLIES}-ply positions of the nodes of the depth-d search \
+             alone; b = {b:.2}, the positions' mean number of legal moves.",
+            games.len()
+        )],
     };
     Ok(Outputs {
         csv,

@@ -100,11 +100,12 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             "| {name} | {} | {} | {} | {} |\n",
             b.lost, b.lost_with_blunder, b.blunders, b.punished
         ));
-        let x = (ours.points.len() + 1) as f64;
+        // Side by side at the player's tick: ours left, the report's right.
+        let x = names.len() as f64;
         let total = s.total();
         let (lo, hi) = total.win_interval();
         ours.points.push(Point::with_interval(
-            x,
+            x - 0.1,
             100.0 * total.win_rate(),
             100.0 * lo,
             100.0 * hi,
@@ -112,13 +113,13 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         if let Some((w, _, _)) = report {
             let (lo, hi) = wilson(w, 100);
             theirs.points.push(Point::with_interval(
-                x,
+                x + 0.1,
                 f64::from(w),
                 100.0 * lo,
                 100.0 * hi,
             ));
         }
-        names.push(format!("{x:.0} {name}"));
+        names.push(name.to_string());
     }
     let markdown = format!(
         "### A. Minimax and expectimax against a random mover\n\n\
@@ -130,13 +131,18 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
     let figure = Figure {
         title: "Against a random mover: win rate with its 95% interval".into(),
         panels: vec![Panel {
-            x_label: format!("player: {}", names.join(", ")),
+            x_label: "player (search and depth in plies)".into(),
             y_label: "win rate (%)".into(),
             y_range: Some((70.0, 101.0)),
+            x_ticks: (0..).zip(names).collect(),
             series: vec![ours, theirs],
-            legend_low: true,
             ..Panel::default()
         }],
+        notes: vec![format!(
+            "Ours: {games} games per player in colour-swapped pairs from the empty board; \
+             the report: its 100 games, always first (only for the players it measured). \
+             Bars: 95% intervals (Wilson)."
+        )],
     };
     Ok(Outputs {
         csv,

@@ -406,5 +406,9 @@ pub fn curve_figure(curve: &[CurvePoint], opponent: &str, window: u64) -> Figure
                 ..Panel::default()
             },
         ],
+        notes: vec![format!(
+            "Each point sums the last {window} training games against {opponent}, \
+             played while the agent learned."
+        )],
     }
 }
