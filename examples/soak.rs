@@ -115,7 +115,7 @@ fn main() {
         }
         (finals, infos)
     });
-    let (status, peak_kb) = connect4::peak_memory::wait_with_peak(&mut child).expect("wait");
+    let (status, peak_kb) = connect4::lab::peak_memory::wait_with_peak(&mut child).expect("wait");
     writer.join().expect("writer");
     let (finals, infos) = reader.join().expect("reader");
     println!(

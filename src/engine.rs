@@ -244,7 +244,7 @@ impl Engine {
     /// Sets the agent that answers `go` from its spec (`solver` for the
     /// engine's own search); on an error the agent in place stays.
     pub fn set_agent(&mut self, spec: &str) -> Result<(), AgentError> {
-        let player = crate::agents::build(spec)?;
+        let player = crate::agents::session_player(spec)?;
         self.stop();
         let players = self.players();
         match player {
@@ -457,6 +457,13 @@ impl Engine {
             self.reclaim();
         }
     }
+}
+
+/// Checks that `spec` names a player this engine can be (an agent with
+/// valid parameters, or the solver): the error says what is wrong, as
+/// `setoption agent` would.
+pub fn check_player_spec(spec: &str) -> Result<(), crate::agents::AgentError> {
+    crate::agents::session_player(spec).map(|_| ())
 }
 
 impl Drop for Engine {

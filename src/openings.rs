@@ -1,5 +1,5 @@
 //! Openings for matches and self-play: random ones from a seed, or every
-//! position of a number of plies.
+//! position of a number of plies; and the seed of each game of a run.
 
 use std::collections::HashSet;
 
@@ -59,6 +59,17 @@ pub fn all_openings(rules: Rules, plies: u32) -> Vec<Game> {
         frontier = next;
     }
     frontier
+}
+
+/// The seed of game `game` for a player (or a run) whose own seed is `own`:
+/// both mixed, so players with different seeds still differ in the same
+/// game, and each game of a run differs from the others.
+pub fn game_seed(own: u64, game: u64) -> u64 {
+    // SplitMix64's finaliser over the pair.
+    let mut z = own ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]

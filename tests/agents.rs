@@ -4,15 +4,15 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use connect4::agents::selfplay::play_pairs;
-use connect4::agents::{Agent, build};
+use connect4::agents::{Agent, session_player};
+use connect4::lab::selfplay::play_pairs;
 use connect4::search::Limits;
 use connect4::{Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 fn agent(spec: &str) -> Box<dyn Agent> {
-    connect4::agents::player(spec).unwrap()
+    connect4::agents::from_spec(spec).unwrap()
 }
 
 /// Random positions that are not over.
@@ -238,7 +238,7 @@ fn a_weights_file_sets_the_evaluator_and_its_weights() {
             .collect::<Vec<_>>()
     };
     assert_eq!(moves(from_file), moves(same));
-    let e = build(&format!("{spec},eval=windows"))
+    let e = session_player(&format!("{spec},eval=windows"))
         .err()
         .unwrap()
         .to_string();
@@ -257,7 +257,7 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 fn a_trained_q_model_loads_back_plays_and_learns() {
     use connect4::agents::qlearning::QModel;
     use connect4::agents::qlearning::model::Hyperparameters;
-    use connect4::agents::qlearning::train::{TrainOptions, train};
+    use connect4::lab::train::{TrainOptions, train};
     let options = TrainOptions {
         rules: Rules::STANDARD,
         hyper: Hyperparameters {
@@ -315,7 +315,7 @@ fn bad_q_models_are_errors_that_say_why() {
     let spec = format!("qlearning:model={}", path.display());
     let err = |text: &str| {
         std::fs::write(&path, text).unwrap();
-        build(&spec).err().unwrap().to_string()
+        session_player(&spec).err().unwrap().to_string()
     };
     let good_head = r#""format":"connect4-qlearning","version":1,"hyperparameters":{"episodes":1,"opponent":"greedy","explore":"ucb:c=1","gamma":0.9,"alpha":0.1,"seed":0}"#;
     let cases = [
@@ -349,9 +349,9 @@ fn bad_q_models_are_errors_that_say_why() {
         assert!(e.contains("q.json") && e.contains(why), "{text}\n-> {e}");
     }
     std::fs::remove_file(&path).unwrap();
-    let e = build(&spec).err().unwrap().to_string();
+    let e = session_player(&spec).err().unwrap().to_string();
     assert!(e.contains("q.json") && e.contains("No such file"), "{e}");
-    let e = build("qlearning").err().unwrap().to_string();
+    let e = session_player("qlearning").err().unwrap().to_string();
     assert!(e.contains("a model file is required"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -368,7 +368,7 @@ fn every_agent_answers_at_once_when_stopped_and_keeps_a_time_limit() {
     ];
     let p = Position::new(Rules::STANDARD);
     for spec in SPECS.iter().chain(&deep) {
-        let mut a = connect4::agents::player(spec).unwrap();
+        let mut a = connect4::agents::from_spec(spec).unwrap();
         let stop = Arc::new(AtomicBool::new(true));
         let t = Instant::now();
         let m = a.choose(&p, &Limits::none(), Some(stop));

@@ -284,7 +284,7 @@ fn tune_writes_weights_that_an_agent_loads() {
         assert!(texts.iter().any(|t| t == series), "{series} in {texts:?}");
     }
     let spec = format!("alphabeta:depth=2,weights={}", out.display());
-    assert!(connect4::agents::build(&spec).is_ok());
+    assert!(connect4::engine::check_player_spec(&spec).is_ok());
     for (args, why) in [
         (
             vec!["--eval", "magic"],

@@ -20,7 +20,7 @@ fn main() {
         .args(args)
         .spawn()
         .unwrap_or_else(|e| panic!("{program}: {e}"));
-    let (status, peak_kb) = connect4::peak_memory::wait_with_peak(&mut child).expect("wait");
+    let (status, peak_kb) = connect4::lab::peak_memory::wait_with_peak(&mut child).expect("wait");
     eprintln!(
         "peak_memory: {program} exited with {status} after {:.1} s; peak resident memory {:.1} MB",
         start.elapsed().as_secs_f64(),

@@ -2,8 +2,8 @@
 //! difference with its 95% interval after each completed pair of games,
 //! and, under an SPRT, its log-likelihood ratio against the two bounds.
 
-use connect4::plot::{Figure, Panel, Point, Series};
-use connect4::stats::{PairedTally, Sprt};
+use connect4::lab::plot::{Figure, Panel, Point, Series};
+use connect4::lab::stats::{PairedTally, Sprt};
 
 use crate::log::GameLine;
 

@@ -17,7 +17,7 @@
 //!            sandbox (another user, limits: the grader's isolation)  memory_watch
 //! ```
 //!
-//! Statistics (Elo, intervals, SPRT) are `connect4::stats`; the rules that
+//! Statistics (Elo, intervals, SPRT) are `connect4::lab::stats`; the rules that
 //! judge every move are the engine crate's own.
 
 pub mod compliance;

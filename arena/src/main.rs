@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
-use connect4::stats::Sprt;
+use connect4::lab::stats::Sprt;
 use connect4_arena::merge::{self, MergeOptions};
 use connect4_arena::run::{RunArgs, run_games};
 use connect4_arena::schedule::Mode;

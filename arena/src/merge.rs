@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use connect4::stats::Sprt;
+use connect4::lab::stats::Sprt;
 
 use crate::log::{self, GameLine};
 use crate::results;

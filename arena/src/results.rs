@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use connect4::Player;
-use connect4::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict, ratings};
+use connect4::lab::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict, ratings};
 
 use crate::log::GameLine;
 

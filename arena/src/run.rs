@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use connect4::progress::Progress;
-use connect4::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict};
+use connect4::lab::progress::Progress;
+use connect4::lab::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict};
 use connect4::{Player, Rules};
 
 use crate::debug_log::DebugLog;
@@ -452,7 +452,7 @@ impl<'a> Recorder<'a> {
             result: result_text(game.end.winner).into(),
             reason: game.end.reason,
             detail: game.end.detail,
-            seed: workers::seed_of(self.args.seed, job.game),
+            seed: connect4::openings::game_seed(self.args.seed, job.game),
             plies: game.plies,
         };
         if let Some(w) = &mut self.writer
@@ -617,7 +617,7 @@ pub fn run_games(
             .map(Arc::new),
     };
     let started = std::time::Instant::now();
-    let cpu_before = connect4::cpu_time::own_seconds();
+    let cpu_before = connect4::lab::cpu_time::own_seconds();
     if recorder.live.verdict().is_none() {
         workers::run(&config, todo, &flags, |job, game| {
             recorder.record(job, game)
@@ -628,7 +628,7 @@ pub fn run_games(
         played: recorder.played,
         moves: recorder.new_moves,
         wall: started.elapsed().as_secs_f64(),
-        cpu: connect4::cpu_time::own_seconds()
+        cpu: connect4::lab::cpu_time::own_seconds()
             .zip(cpu_before)
             .map(|(after, before)| after - before),
     };

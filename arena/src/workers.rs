@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use connect4::Rules;
-use connect4::agents::game_seed;
+use connect4::openings::game_seed;
 
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
@@ -95,11 +95,6 @@ fn lost_to_the_interrupt(record: &GameRecord, interrupted: Option<&AtomicBool>) 
 /// How long a crash waits to learn whether the arena is being interrupted.
 const INTERRUPT_GRACE: Duration = Duration::from_millis(50);
 
-/// The `newgame` seed of game `game` of a run seeded `seed`.
-pub fn seed_of(seed: u64, game: u64) -> u64 {
-    game_seed(seed, game)
-}
-
 /// Plays `jobs`; `on_game` sees each finished game and may stop the run.
 pub fn run(
     config: &RunConfig,
@@ -145,7 +140,7 @@ pub fn run(
                     let setup = GameSetup {
                         rules: config.rules,
                         opening: &job.opening,
-                        seed: seed_of(config.seed, job.game),
+                        seed: game_seed(config.seed, job.game),
                         adjudicator: adjudicator.as_mut(),
                         abort: &flags.abort,
                     };

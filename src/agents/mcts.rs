@@ -277,7 +277,7 @@ impl Agent for MctsAgent {
         self.nodes.clear();
         self.root = None;
         if let Some(game) = seed {
-            self.rng = StdRng::seed_from_u64(super::game_seed(self.seed, game));
+            self.rng = StdRng::seed_from_u64(crate::openings::game_seed(self.seed, game));
         }
     }
 

@@ -12,7 +12,8 @@
 //!   fewer nodes.
 //! - `expectimax`: maximises against a uniformly random opponent model.
 //! - `mcts`: Monte Carlo tree search with UCB1 and random rollouts.
-//! - `qlearning`: a tabular Q-learning player and its trainer.
+//! - `qlearning`: a tabular Q-learning player (trained by
+//!   [`crate::lab::train`]).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -31,9 +32,7 @@ pub mod mcts;
 pub(crate) mod minimax;
 pub mod qlearning;
 pub(crate) mod random;
-pub mod selfplay;
 pub(crate) mod solver;
-pub mod tune;
 
 pub use evaluators::Evaluator;
 
@@ -252,16 +251,6 @@ pub fn scaled_value(raw: i32) -> i32 {
     (99.0 * x / (x.abs() + 100.0)).round() as i32
 }
 
-/// The seed of a game for an agent whose own seed is `own`: both mixed, so
-/// agents with different seeds still differ in the same game.
-pub fn game_seed(own: u64, game: u64) -> u64 {
-    // SplitMix64's finaliser over the pair.
-    let mut z = own ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The column of `pool` (a set of playable cells) nearest the centre, the
 /// left one first among equals.
 pub(crate) fn centre_most(p: &Position, pool: u64) -> u32 {
@@ -360,19 +349,19 @@ pub enum SessionPlayer {
     Agent(Box<dyn Agent>),
 }
 
-/// Builds the player a spec names for a protocol session: every `solver`
-/// spec is the engine's own searcher.
-pub fn build(text: &str) -> Result<SessionPlayer, AgentError> {
+/// The player a spec names for a protocol session: every `solver` spec is
+/// the engine's own searcher, any other an agent ([`from_spec`]).
+pub fn session_player(text: &str) -> Result<SessionPlayer, AgentError> {
     let spec = Spec::parse(text)?;
     if spec.name == "solver" {
         return Ok(SessionPlayer::Searcher(solver::own_limits(&spec)?));
     }
-    player(text).map(SessionPlayer::Agent)
+    from_spec(text).map(SessionPlayer::Agent)
 }
 
-/// Builds the agent a spec names, the solver included, for the tools that
-/// run agents in process.
-pub fn player(text: &str) -> Result<Box<dyn Agent>, AgentError> {
+/// The agent a spec names, the solver included, for the tools that run
+/// agents in process.
+pub fn from_spec(text: &str) -> Result<Box<dyn Agent>, AgentError> {
     let spec = Spec::parse(text)?;
     let registered = REGISTRY
         .iter()
@@ -387,36 +376,44 @@ mod tests {
 
     #[test]
     fn specs_parse_and_errors_list_what_is_allowed() {
-        assert!(matches!(build("solver"), Ok(SessionPlayer::Searcher(l)) if l == Limits::none()));
+        assert!(
+            matches!(session_player("solver"), Ok(SessionPlayer::Searcher(l)) if l == Limits::none())
+        );
         assert!(matches!(
-            build("solver:movetime=100"),
+            session_player("solver:movetime=100"),
             Ok(SessionPlayer::Searcher(l)) if l.time == Some(std::time::Duration::from_millis(100))
         ));
-        let Ok(SessionPlayer::Agent(a)) = build("alphabeta:depth=3,eval=windows") else {
+        let Ok(SessionPlayer::Agent(a)) = session_player("alphabeta:depth=3,eval=windows") else {
             panic!("alphabeta is an agent");
         };
         assert_eq!(a.spec(), "alphabeta:depth=3,eval=windows");
-        let e = build("oracle").err().unwrap().to_string();
+        let e = session_player("oracle").err().unwrap().to_string();
         assert!(
             e.contains(
                 "agents: solver, random, greedy, minimax, alphabeta, expectimax, mcts, qlearning"
             ),
             "{e}"
         );
-        let e = build("minimax:depht=3").err().unwrap().to_string();
+        let e = session_player("minimax:depht=3").err().unwrap().to_string();
         assert!(
             e.contains("unknown parameter 'depht'") && e.contains("depth"),
             "{e}"
         );
-        let e = build("greedy:foo=1").err().unwrap().to_string();
+        let e = session_player("greedy:foo=1").err().unwrap().to_string();
         assert!(e.contains("takes no parameters"), "{e}");
-        let e = build("alphabeta:depth=-1").err().unwrap().to_string();
+        let e = session_player("alphabeta:depth=-1")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("depth=-1"), "{e}");
         assert_eq!(
             [-999_999, -5, 0, 5, 100, 999_999].map(scaled_value),
             [-99, -5, 0, 5, 50, 99]
         );
-        let e = build("alphabeta:eval=magic").err().unwrap().to_string();
+        let e = session_player("alphabeta:eval=magic")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("eval=magic"), "{e}");
     }
 }

@@ -43,7 +43,7 @@ impl Agent for RandomAgent {
 
     fn new_game(&mut self, seed: Option<u64>) {
         if let Some(game) = seed {
-            self.rng = StdRng::seed_from_u64(super::game_seed(self.seed, game));
+            self.rng = StdRng::seed_from_u64(crate::openings::game_seed(self.seed, game));
         }
     }
 

@@ -10,9 +10,9 @@
 //! depth. Every stored position carries its exact score and a best move, so
 //! the engine can play from it without searching and the solver can take it
 //! as an exact table entry. A position and its mirror image share one entry.
-//! See [`build`] for how it is made.
+//! See [`crate::lab::book_build`] for how it is made.
 //!
-//! With deviations (see [`build`]), the side that loses at a root has its
+//! With deviations (see [`crate::lab::book_build`]), the side that loses at a root has its
 //! tree too, early in the game, so that the winner's mistakes there find
 //! the loser's answers in the book.
 //!
@@ -58,10 +58,8 @@
 //! score); version 1's byte 14 was reserved and reads as deviations 0. The
 //! gaps make the shipped book's entries 2.3 times smaller.
 
-pub mod build;
 mod format;
 pub mod layer;
-pub mod layer_build;
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -113,7 +111,7 @@ pub struct Book {
 /// board. A key is the side to move's stones plus the occupied cells, so
 /// each column's bits (with their spare bit above the top) hold a number
 /// from `2^h - 1` to `2^(h+1) - 2` for a column of `h` stones.
-fn plies_of(key: u64, rules: Rules) -> u32 {
+pub fn plies_of(key: u64, rules: Rules) -> u32 {
     let height = rules.column_height();
     let field = (1u64 << height) - 1;
     (0..rules.columns())
@@ -122,8 +120,9 @@ fn plies_of(key: u64, rules: Rules) -> u32 {
 }
 
 /// The key a position is stored under, and whether that is its mirror
-/// image's key (so columns are mirrored on the way in and out).
-fn fold(p: &Position) -> (u64, bool) {
+/// image's key (so columns are mirrored on the way in and out): a position
+/// and its mirror image share it.
+pub fn fold(p: &Position) -> (u64, bool) {
     let (key, mirror) = (p.key(), p.mirror_key());
     if mirror < key {
         (mirror, true)
@@ -192,7 +191,7 @@ impl Book {
     }
 
     /// The side that loses at a root has its tree down to this ply (0:
-    /// none), which covers the winner's mistakes before it: see [`build`].
+    /// none), which covers the winner's mistakes before it: see [`crate::lab::book_build`].
     pub fn deviations(&self) -> u32 {
         self.deviations
     }

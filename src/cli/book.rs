@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use connect4::Rules;
-use connect4::book::build::{self, BuildEnd, BuildOptions, Shard};
-use connect4::book::layer_build::{self, LayerOptions};
 use connect4::book::{Book, BookError};
+use connect4::lab::book_build::{self, BuildEnd, BuildOptions, Shard};
+use connect4::lab::layer_build::{self, LayerOptions};
 
 /// The tree builder's table by default, in MiB.
 const TREE_HASH_MB: usize = 1024;
@@ -193,8 +193,8 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
     };
     let before = book.len();
     let start = Instant::now();
-    let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
-    let end = build::build(&mut book, &args.out, &options)
+    let cpu_start = connect4::lab::cpu_time::own_seconds().unwrap_or(0.0);
+    let end = book_build::build(&mut book, &args.out, &options)
         .with_context(|| format!("building '{}'", args.out.display()))?;
     let how = ending(end);
     writeln!(
@@ -205,7 +205,7 @@ fn build_book(args: &BuildArgs, out: &mut impl Write) -> Result<ExitCode> {
         book.len() - before,
         book.complete_ply(),
         start.elapsed().as_secs_f64(),
-        connect4::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
+        connect4::lab::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
     )?;
     Ok(ExitCode::SUCCESS)
 }
@@ -236,7 +236,7 @@ fn build_layer(
     };
     let before = book.layer(ply).map_or(0, |l| l.known());
     let start = Instant::now();
-    let cpu_start = connect4::cpu_time::own_seconds().unwrap_or(0.0);
+    let cpu_start = connect4::lab::cpu_time::own_seconds().unwrap_or(0.0);
     let end = layer_build::build_layer(book, &args.out, &options).with_context(|| {
         format!(
             "building the layer of ply {ply} in '{}'",
@@ -253,7 +253,7 @@ fn build_layer(
         layer.known() - before,
         ending(end),
         start.elapsed().as_secs_f64(),
-        connect4::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
+        connect4::lab::cpu_time::own_seconds().unwrap_or(0.0) - cpu_start,
     )?;
     Ok(ExitCode::SUCCESS)
 }
@@ -266,7 +266,7 @@ fn merge(args: &MergeArgs, out: &mut impl Write) -> Result<ExitCode> {
             .merge(&Book::load(path)?)
             .with_context(|| format!("merging '{}'", path.display()))?;
     }
-    let complete = build::finish_plies(&mut merged, u32::MAX);
+    let complete = book_build::finish_plies(&mut merged, u32::MAX);
     merged.save(&args.out)?;
     let layers: String = merged
         .layers()
@@ -293,7 +293,7 @@ fn verify(args: &VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
             )
         }
         Some(ply) => layer_build::verify_layer(&book, ply, args.sample, args.seed, args.hash_mb),
-        None => build::verify(&book, args.sample, args.min_ply, args.seed, args.hash_mb),
+        None => book_build::verify(&book, args.sample, args.min_ply, args.seed, args.hash_mb),
     };
     for w in &wrong {
         writeln!(
@@ -335,7 +335,7 @@ fn stats(args: &StatsArgs, out: &mut impl Write) -> Result<ExitCode> {
     writeln!(out, "deepest stored ply {}", book.deepest_ply())?;
     writeln!(out, "entries {} ({bytes} bytes)", book.len())?;
     // Per ply, the positions the walk of the complete plies reaches.
-    for (ply, n) in build::entries_per_ply(&book).iter().enumerate() {
+    for (ply, n) in book_build::entries_per_ply(&book).iter().enumerate() {
         writeln!(out, "  ply {ply:2}: {n}")?;
     }
     for layer in book.layers() {

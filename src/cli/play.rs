@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use connect4::agents::{Agent, player};
+use connect4::agents::{Agent, from_spec};
 use connect4::grid::to_rows;
 use connect4::score::end_ply;
 use connect4::search::{DEFAULT_HASH_MB, Limits, SearchScore, Searcher};
@@ -64,7 +64,7 @@ pub fn play(
     out: &mut impl Write,
     colour: bool,
 ) -> Result<ExitCode> {
-    let agent = match player(&args.agent) {
+    let agent = match from_spec(&args.agent) {
         Ok(agent) => agent,
         Err(e) => bail!("--agent: {e}"),
     };

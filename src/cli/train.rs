@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use connect4::Rules;
 use connect4::agents::qlearning::model::Hyperparameters;
-use connect4::agents::qlearning::train::{CurvePoint, TrainOptions, curve_figure, train};
-use connect4::progress::Progress;
+use connect4::lab::progress::Progress;
+use connect4::lab::train::{CurvePoint, TrainOptions, curve_figure, train};
 
 /// What to train.
 #[derive(clap::Subcommand)]

@@ -1,5 +1,5 @@
 //! `connect4 tune`: self-play tuning of an evaluator's weights (see
-//! [`connect4::agents::tune`]), writing the weights file after every kept
+//! [`connect4::lab::tune`]), writing the weights file after every kept
 //! candidate so an interrupted run keeps its progress.
 
 use std::io::Write;
@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use connect4::Rules;
 use connect4::agents::evaluators::{EvalKind, Weights};
-use connect4::agents::tune::{Step, TuneOptions, run_figure, tune};
-use connect4::progress::Progress;
+use connect4::lab::progress::Progress;
+use connect4::lab::tune::{Step, TuneOptions, run_figure, tune};
 
 /// Arguments of `tune`.
 #[derive(clap::Args)]

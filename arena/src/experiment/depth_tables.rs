@@ -14,9 +14,8 @@ use std::num::NonZeroUsize;
 
 use anyhow::Result;
 use connect4::Rules;
-use connect4::agents::evaluators::{EvalKind, Weights};
-use connect4::agents::tune::{TuneOptions, run_figure, tune};
-use connect4::plot::{Figure, Panel, Point, Series};
+use connect4::lab::plot::{Figure, Panel, Point, Series};
+use connect4::lab::tune::{EvalKind, TuneOptions, Weights, run_figure, tune};
 
 use super::tally::{cost, sides};
 use super::{Context, MatchSetup, Outputs, fixed_depth, play};

@@ -8,9 +8,8 @@
 
 use anyhow::{Context as _, Result};
 use connect4::Rules;
-use connect4::agents::qlearning::model::Hyperparameters;
-use connect4::agents::qlearning::train::{TrainOptions, curve_figure, train};
-use connect4::plot::{Figure, Panel, Point, Series};
+use connect4::lab::plot::{Figure, Panel, Point, Series};
+use connect4::lab::train::{Hyperparameters, TrainOptions, curve_figure, train};
 
 use super::tally::{Record, sides};
 use super::{Context, MatchSetup, Outputs, own_limit, play};

@@ -7,7 +7,7 @@
 
 use anyhow::Result;
 use connect4::Rules;
-use connect4::stats::PairedTally;
+use connect4::lab::stats::PairedTally;
 
 use super::tally::{Record, cost, sides};
 use super::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use connect4::Rules;
-use connect4::plot::Figure;
+use connect4::lab::plot::Figure;
 
 use crate::log::{self, GameLine};
 use crate::run::{RunArgs, run_games};

@@ -12,11 +12,9 @@
 
 use anyhow::{Result, bail};
 use connect4::Rules;
-use connect4::agents::player;
+use connect4::lab::plot::{Figure, Panel, Series};
+use connect4::lab::progress::Progress;
 use connect4::openings::random_openings;
-use connect4::plot::{Figure, Panel, Series};
-use connect4::progress::Progress;
-use connect4::search::Limits;
 
 use super::{Context, Outputs};
 
@@ -47,8 +45,7 @@ pub fn run(ctx: &Context, positions: u32) -> Result<Outputs> {
         for depth in depths.clone() {
             let mut columns = [0u32; 2];
             for (a, name) in ["minimax", "alphabeta"].iter().enumerate() {
-                let mut agent = player(&format!("{name}:depth={depth}"))?;
-                let m = agent.choose(p, &Limits::none(), None);
+                let m = connect4::lab::selfplay::one_move(&format!("{name}:depth={depth}"), p)?;
                 cumulative[a][depth as usize] += m.nodes;
                 columns[a] = m.column;
             }
@@ -94,7 +91,8 @@ pub fn run(ctx: &Context, positions: u32) -> Result<Outputs> {
         ));
         let x = f64::from(d);
         for (s, y) in series.iter_mut().zip([mm, ab, full, best]) {
-            s.points.push(connect4::plot::Point::new(x, y.max(1.0)));
+            s.points
+                .push(connect4::lab::plot::Point::new(x, y.max(1.0)));
         }
     }
     let markdown = format!(

@@ -1,7 +1,7 @@
 //! Counting an experiment's games: an engine's results by colour, with a
 //! 95% interval on its win rate, and the cost of its moves.
 
-use connect4::stats::wilson;
+use connect4::lab::stats::wilson;
 
 use crate::log::GameLine;
 

@@ -10,8 +10,8 @@
 //! move that did not was available.
 
 use anyhow::Result;
-use connect4::plot::{Figure, Panel, Point, Series};
-use connect4::stats::wilson;
+use connect4::lab::plot::{Figure, Panel, Point, Series};
+use connect4::lab::stats::wilson;
 use connect4::{Position, Rules};
 
 use super::tally::{Record, cost, sides};

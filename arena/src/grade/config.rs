@@ -469,7 +469,7 @@ impl Opponent {
                 })?;
             return Ok(Opponent::Perfect { movetime_ms: ms });
         }
-        connect4::agents::build(text).map_err(|e| {
+        connect4::engine::check_player_spec(text).map_err(|e| {
             format!(
                 "'{text}': {e} (opponents: an agent such as random, greedy, \
                  alphabeta:depth=4, mcts:simulations=1000; perfect:movetime=MS; \

@@ -124,7 +124,7 @@ impl Evaluator {
     /// Reseeds `random` for a new game with a seed.
     pub fn new_game(&mut self, seed: Option<u64>) {
         if let Some(game) = seed {
-            self.rng = StdRng::seed_from_u64(crate::agents::game_seed(self.seed, game));
+            self.rng = StdRng::seed_from_u64(crate::openings::game_seed(self.seed, game));
         }
     }
 

@@ -6,10 +6,10 @@
 //! saw it falls back to the column nearest the centre. A missing, corrupt
 //! or other-board model is an error when the agent is built (or, for the
 //! board, when a game on another board asks it to move), never an empty
-//! table. [`train`] learns the table by playing against any agent.
+//! table. [`crate::lab::train`] learns the table by playing against any
+//! agent.
 
 pub mod model;
-pub mod train;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -48,7 +48,7 @@ pub fn best_action(model: &QModel, p: &Position, legal: u64) -> Option<(u32, f32
 }
 
 /// The columns of a set of cells, one bit per column.
-pub(crate) fn columns_of(p: &Position, cells: u64) -> u64 {
+pub fn columns_of(p: &Position, cells: u64) -> u64 {
     (0..p.columns())
         .filter(|&c| cells & p.column_mask(c) != 0)
         .fold(0, |m, c| m | 1 << c)
@@ -56,7 +56,7 @@ pub(crate) fn columns_of(p: &Position, cells: u64) -> u64 {
 
 /// The move the tactics force: a win, else the only move that does not
 /// lose at once.
-pub(crate) fn forced_move(p: &Position) -> Option<u32> {
+pub fn forced_move(p: &Position) -> Option<u32> {
     let wins = p.winning_moves();
     if wins != 0 {
         return Some(super::centre_most(p, wins));

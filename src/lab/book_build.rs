@@ -37,9 +37,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{Book, BookError, fold};
+use super::progress::Progress;
+use crate::book::{Book, BookError, fold};
 use crate::position::Position;
-use crate::progress::Progress;
 use crate::score;
 use crate::search::Solver;
 use crate::search::limits::{Budget, Limits};
@@ -541,7 +541,7 @@ mod tests {
         // into the losing sides' trees; past ply 5 there is nothing else.
         assert!(plain_keys.is_subset(&keys));
         for &key in &keys {
-            let ply = super::super::plies_of(key, rules);
+            let ply = crate::book::plies_of(key, rules);
             assert!(
                 ply <= 5 || plain_keys.contains(&key),
                 "key {key} at ply {ply}"

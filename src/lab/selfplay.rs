@@ -1,12 +1,19 @@
-//! Games between in-process agents: one game from an opening, and
-//! colour-swapped pairs over a set of openings, as `tune` and the tests
-//! play them.
+//! Games between in-process agents: one move of an agent, one game from an
+//! opening, and colour-swapped pairs over a set of openings, as `tune`,
+//! the experiments and the tests play them.
 
-use crate::agents::{Agent, AgentError, player};
+use super::stats::Tally;
+use crate::agents::{Agent, AgentError, from_spec};
 use crate::position::{Player, Position, Status};
 use crate::rules::Rules;
 use crate::search::Limits;
-use crate::stats::Tally;
+
+/// The move the agent `spec` names would play in `p` with no limit, with
+/// the nodes it visited: a fresh agent each time, so that nothing learned
+/// on earlier positions counts.
+pub fn one_move(spec: &str, p: &Position) -> Result<crate::agents::AgentMove, AgentError> {
+    Ok(from_spec(spec)?.choose(p, &Limits::none(), None))
+}
 
 /// Plays one game from `opening` (0-based columns, all legal); returns the
 /// final status.
@@ -44,7 +51,7 @@ pub fn play_pairs(
     openings: &[Vec<u32>],
     limits: &Limits,
 ) -> Result<Tally, AgentError> {
-    let (mut x, mut y) = (player(a)?, player(b)?);
+    let (mut x, mut y) = (from_spec(a)?, from_spec(b)?);
     let mut s = Tally::default();
     for opening in openings {
         let mut points = 0.0;

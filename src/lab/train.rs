@@ -18,10 +18,11 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
-use super::model::{self, Hyperparameters, QModel};
-use super::{columns_of, forced_move};
-use crate::agents::{Agent, AgentError, player};
-use crate::plot::{Figure, Panel, Series};
+use super::plot::{Figure, Panel, Series};
+pub use crate::agents::qlearning::model::Hyperparameters;
+use crate::agents::qlearning::model::{self, QModel};
+use crate::agents::qlearning::{best_action, columns_of, forced_move};
+use crate::agents::{Agent, AgentError, from_spec};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::Limits;
@@ -161,7 +162,7 @@ impl Learner {
                 let moves = p.legal_moves();
                 moves[self.rng.random_range(0..moves.len())]
             }
-            Explore::Epsilon { .. } => super::best_action(&self.model, p, legal)
+            Explore::Epsilon { .. } => best_action(&self.model, p, legal)
                 .map_or_else(|| crate::agents::centre_most(p, p.possible()), |(c, _)| c),
             Explore::Ucb { c } => {
                 let (state, mirrored) = model::state(p);
@@ -199,7 +200,7 @@ impl Learner {
     /// The best value over the legal columns of `p` (the learner to move).
     fn max_q(&self, p: &Position) -> f32 {
         let legal = columns_of(p, p.possible());
-        super::best_action(&self.model, p, legal).map_or(0.0, |(_, v)| v)
+        best_action(&self.model, p, legal).map_or(0.0, |(_, v)| v)
     }
 
     /// Moves Q(state, column of `p`'s orientation) towards `target`.
@@ -220,7 +221,7 @@ pub fn train(
 ) -> Result<(QModel, Vec<CurvePoint>), TrainError> {
     let h = &options.hyper;
     let explore = check_options(options)?;
-    let mut opponent = player(&h.opponent)?;
+    let mut opponent = from_spec(&h.opponent)?;
     let mut learner = Learner {
         model: QModel::new(options.rules, h.clone()),
         counts: HashMap::new(),

@@ -7,7 +7,7 @@
 //! plays colour-swapped game pairs between the candidate and the incumbent
 //! from fresh random openings, both searching with the same agent. The
 //! candidate's score per game and its standard error come from the pair
-//! scores ([`crate::stats::Tally`]); the candidate replaces the
+//! scores ([`super::stats::Tally`]); the candidate replaces the
 //! incumbent only when its score exceeds 1/2 by more than `z` standard
 //! errors (`z` = 1 by default, about 84% one-sided confidence).
 
@@ -17,13 +17,13 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
-use super::evaluators::{EvalKind, Weights};
+use super::plot::{Figure, Panel, Point, Series};
 use super::selfplay::{play_pairs, random_openings};
-use super::{AgentError, Spec};
-use crate::plot::{Figure, Panel, Point, Series};
+use super::stats::Tally;
+pub use crate::agents::evaluators::{EvalKind, Weights};
+use crate::agents::{AgentError, Spec};
 use crate::rules::Rules;
 use crate::search::Limits;
-use crate::stats::Tally;
 
 /// What to tune.
 #[derive(Clone, Debug)]
@@ -108,7 +108,7 @@ impl TuneOptions {
         if self.start.kind() == EvalKind::Random || self.start.values().is_empty() {
             return Err(TuneError::NoWeights(self.start.kind().name()));
         }
-        super::player(&spec_with(&self.agent, &self.start))?;
+        crate::agents::from_spec(&spec_with(&self.agent, &self.start))?;
         Ok(())
     }
 }

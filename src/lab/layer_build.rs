@@ -1,4 +1,4 @@
-//! Building a layer (see [`super::layer`]) with the solver, and checking
+//! Building a layer (see [`crate::book::layer`]) with the solver, and checking
 //! one.
 //!
 //! The builder lists every position of the ply that a game reaches, one per
@@ -20,10 +20,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::build::{BuildEnd, Disagreement, Shard};
-use super::{Book, BookError};
+use super::book_build::{BuildEnd, Disagreement, Shard};
+use super::progress::Progress;
+use crate::book::{Book, BookError};
 use crate::position::Position;
-use crate::progress::Progress;
 use crate::rules::Rules;
 use crate::score::Outcome;
 use crate::search::Solver;
