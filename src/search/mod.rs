@@ -5,7 +5,9 @@
 //! - `iterative`, `depth_table` and `heuristic`: the clocked search behind
 //!   `go` ([`Searcher`]), its table and its evaluation at the horizon;
 //! - `order`: move ordering;
-//! - `limits`: [`Limits`] and the [`Budget`] polled during a search.
+//! - `limits`: [`Limits`] and the [`Budget`] polled during a search;
+//! - [`verdict`]: the solver's verdict on every move of a game, for the
+//!   grader's feedback and the web page's replay.
 
 pub(crate) mod bounds_table;
 pub(crate) mod depth_table;
@@ -14,6 +16,7 @@ pub(crate) mod iterative;
 pub(crate) mod limits;
 pub(crate) mod order;
 pub(crate) mod solver;
+pub mod verdict;
 
 pub use iterative::{Report, SearchScore, Searcher};
 pub use limits::{Budget, Limits};

@@ -253,6 +253,10 @@ pub struct Grader<'a> {
     pub concurrency: usize,
     /// The games of each test so far.
     pub played: Vec<Played>,
+    /// The solver that finds the move that lost each game.
+    pub judge: connect4::search::verdict::Judge,
+    /// How the output speaks to the student.
+    pub terms: super::terms::Terms,
 }
 
 impl Grader<'_> {
@@ -302,7 +306,7 @@ impl Grader<'_> {
     /// up to [`REPLAYS`] times, and left out after that.
     /// After [`FORFEIT_STREAK`] forfeits in a row for one reason, the rest
     /// is not played (and counts as lost), and the note says why.
-    fn play(&mut self, test: &Test, opponent: &Opponent, jobs: Vec<Job>) -> &Played {
+    fn play(&mut self, test: &Test, opponent: &Opponent, jobs: Vec<Job>) {
         let label = opponent.label();
         let scheduled = jobs.len();
         let mut streak = Streak::default();
@@ -370,7 +374,6 @@ impl Grader<'_> {
             given_up: if streak.full() { 0 } else { todo.len() },
             stopped,
         });
-        self.played.last().expect("just pushed")
     }
 
     /// A `wins` test: games from the empty board; the share won.
@@ -394,15 +397,22 @@ impl Grader<'_> {
             .collect();
         eprintln!("grade: {}: {} games", test.name, jobs.len());
         let scheduled = jobs.len();
-        let played = self.play(test, &opponent, jobs);
+        self.play(test, &opponent, jobs);
+        let played = self.played.last().expect("just played");
         let games = &played.games;
         let wins = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
         // Voided games count as not won: failing the reference cannot help.
         let n = scheduled.max(1) as f64;
         let pts: f64 = games.iter().map(|(j, r)| points(j, r)).sum::<f64>() + 0.0;
         let rate = wins as f64 / n;
+        let not_won: Vec<&(Job, GameRecord)> = games
+            .iter()
+            .filter(|(j, r)| points(j, r) < 1.0 && !forfeited(j, r))
+            .collect();
+        let mistakes =
+            super::mistakes::note(&mut self.judge, &not_won, &played.opponent, self.terms);
         let output = format!(
-            "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}{}",
+            "won {wins} of {scheduled} games ({:.1}%); the bar is {:.1}%{}{}{mistakes}",
             100.0 * rate,
             100.0 * test.pass_rate,
             played.forfeit_note(),
@@ -434,7 +444,8 @@ impl Grader<'_> {
         let jobs = schedule::schedule(&schedule::pairings(2, Mode::RoundRobin), pairs, &openings);
         eprintln!("grade: {}: {} games", test.name, jobs.len());
         let scheduled = jobs.len();
-        let played = self.play(test, &opponent, jobs);
+        self.play(test, &opponent, jobs);
+        let played = self.played.last().expect("just played");
         let note = played.forfeit_note() + &played.void_note();
         let games = &played.games;
         // Voided games count as not held: failing the reference cannot help.
@@ -450,10 +461,16 @@ impl Grader<'_> {
         let w = games.iter().filter(|(j, r)| points(j, r) == 1.0).count();
         let d = games.iter().filter(|(j, r)| points(j, r) == 0.5).count();
         let l = games.len() - w - d;
+        let not_held: Vec<&(Job, GameRecord)> = games
+            .iter()
+            .filter(|(j, r)| !forfeited(j, r) && points(j, r) < due(j, values[&j.opening]))
+            .collect();
+        let mistakes =
+            super::mistakes::note(&mut self.judge, &not_held, &played.opponent, self.terms);
         let output = format!(
             "held {held} of {scheduled} colour-swapped games at the opening's value (won \
              a won opening, drew a drawn one, as the solver labels them); +{w} ={d} -{l}, \
-             {:.1}% of the points{note}",
+             {:.1}% of the points{note}{mistakes}",
             100.0 * pts / n
         );
         let mut outcome = Outcome::new(test, held as f64 / n, output);

@@ -28,9 +28,11 @@
 pub mod autograder;
 pub mod config;
 mod games;
+mod mistakes;
 pub mod report;
 mod submission;
 mod tactics;
+mod terms;
 mod wheel;
 
 use std::path::{Path, PathBuf};
@@ -395,6 +397,8 @@ fn run_tests(
             .or(config.grading.concurrency)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         played: Vec::new(),
+        judge: mistakes::judge(),
+        terms: terms::Terms::of(config.submission.kind),
     };
     grader.check_opponents()?;
     let mut outcomes: Vec<Option<Outcome>> = Vec::new();
