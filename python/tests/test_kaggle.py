@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from test_policy import arena_binary
+from test_policy import arena_binary, run_match
 
 kaggle_environments = pytest.importorskip("kaggle_environments")
 
@@ -86,3 +86,16 @@ def test_an_agent_imports_from_the_folders_given_with_path(tmp_path):
     assert out.returncode == 0, out.stderr
     replies = [json.loads(l) for l in out.stdout.splitlines()]
     assert replies[-1]["type"] == "bestmove" and replies[-1]["move"] == 1, replies
+
+
+def test_an_agent_of_one_parameter_gets_the_observation_alone(tmp_path):
+    path = tmp_path / "one.py"
+    path.write_text(
+        "import numpy\n\n\n"
+        "def agent(obs):\n"
+        "    return numpy.int64([c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0][0])\n"
+    )
+    out, games = run_match(tmp_path, spec("one", path),
+                           "name=random,cmd=self,option.agent='random:seed=2'", games=2)
+    assert out.returncode == 0, out.stderr
+    assert all(g["reason"] in ("line", "full board") for g in games), games

@@ -239,3 +239,85 @@ def test_anything_else_is_refused_with_the_value_named(value, why, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"MyPolicy.act() returned {repr(value)[:40]}"), err
     assert why in err and "Traceback" not in err, err
+
+
+# The course's shapes of mount and act: each plays full games in the arena,
+# and checks in act that mount got what it should (a wrong value raises,
+# which the arena records as a crash).
+MOUNT_SHAPES = {
+    "no_parameter": ("def mount(self):\n        self.got = 2.0", "return 3"),
+    "positional_any_name": ("def mount(self, time_out):\n        self.got = time_out",
+                            "return numpy.int64(3)"),
+    "keyword_timeout": ("def mount(self, timeout=None):\n        self.got = timeout",
+                        "return 3.0"),
+    "default_any_name": ("def mount(self, budget=1.0):\n        self.got = budget",
+                         "return numpy.int32(3)"),
+    "keyword_only": ("def mount(self, *, seconds):\n        self.got = seconds", "return 3"),
+    "any_keywords": ("def mount(self, **options):\n        self.got = options['timeout']",
+                     "return numpy.float64(3.0)"),
+}
+
+
+def shaped_policy(tmp_path, name, mount, act):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "policy.py").write_text(
+        "import numpy\n\n\n"
+        f"class Shaped:\n    {mount}\n\n"
+        "    def act(self, s):\n"
+        "        if self.got != 2.0:\n"
+        "            raise ValueError(f'mount got {self.got!r}')\n"
+        "        free = [c for c in (3, 2, 4, 1, 5, 0, 6) if s[0][c] == 0]\n"
+        f"        if free[0] == 3:\n            {act}\n"
+        "        return free[0]\n"
+    )
+    return f"name={name},cmd={sys.executable},arg=-m,arg=c4bridge.policy,arg={folder},movetime=2000"
+
+
+@pytest.mark.parametrize("shape", sorted(MOUNT_SHAPES))
+def test_every_course_shape_of_mount_and_act_plays_full_games(tmp_path, shape):
+    mount, act = MOUNT_SHAPES[shape]
+    out, games = run_match(
+        tmp_path, shaped_policy(tmp_path, shape, mount, act),
+        "name=random,cmd=self,option.agent='random:seed=5'", games=2,
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(games) == 2
+    for g in games:
+        assert g["reason"] in ("line", "full board"), g
+
+
+def test_a_mount_that_needs_two_arguments_is_told_what_is_accepted(tmp_path):
+    spec = shaped_policy(tmp_path, "two", "def mount(self, a, b):\n        self.got = a", "return 3")
+    out, games = run_match(tmp_path, spec, "name=random,cmd=self,option.agent=random", games=2)
+    assert games and all(g["reason"] == "crash" for g in games), games
+    said = (tmp_path / "games.jsonl.stderr").read_text()
+    assert "mount(self, a, b) needs 2 arguments" in said, said
+    assert "mount(self, time_out)" in said
+
+
+def test_the_template_plays_passes_the_checks_and_is_never_overwritten(tmp_path):
+    folder = tmp_path / "mine"
+    made = subprocess.run([sys.executable, "-m", "c4bridge.policy", "new", str(folder)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    text = (folder / "policy.py").read_text()
+    assert "row 0 is the TOP row" in text and "-1 is a piece of the first player" in text
+    results = tmp_path / "results.json"
+    graded = subprocess.run(
+        [arena_binary(), "grade", "--kind", "policy", "--submission", str(folder),
+         "--python", sys.executable, "--games", "10", "--match-games", "4",
+         "--results", str(results)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert graded.returncode == 0, graded.stderr
+    tests = {t["name"]: t for t in json.loads(results.read_text())["tests"]}
+    for name, t in tests.items():
+        if "discipline" in name or "ompliance" in name or "first player against random" in name:
+            assert t["score"] == t["max_score"], (name, t["output"])
+    # A second `new` leaves the student's work as it is.
+    (folder / "policy.py").write_text(text + "\n# my changes\n")
+    again = subprocess.run([sys.executable, "-m", "c4bridge.policy", "new", str(folder)],
+                           capture_output=True, text=True)
+    assert again.returncode == 2 and "exists already" in again.stderr
+    assert (folder / "policy.py").read_text().endswith("# my changes\n")

@@ -115,7 +115,7 @@ fn describe(m: &Mistake, opponent: &str, terms: Terms) -> String {
         format!(" Playing {} kept the {}.", terms.column(c), value(v.before))
     });
     format!(
-        "\ngame {} (you played {}, {}, against {opponent}): your move {} ({}) turned a {} \
+        "\ngame {} (you played {} ({}), against {opponent}): your move {} ({}) turned a {} \
          for you into a {} (with best play on both sides).{keep} The position before it, \
          you to move:\n{}",
         m.game,
@@ -124,7 +124,7 @@ fn describe(m: &Mistake, opponent: &str, terms: Terms) -> String {
         } else {
             "second"
         },
-        terms.side(m.student),
+        terms.pieces(m.student),
         m.number,
         terms.column(v.column),
         value(v.before),

@@ -35,13 +35,13 @@ impl Terms {
         }
     }
 
-    /// The side a player is, as the student sees its pieces.
-    pub fn side(self, player: Player) -> &'static str {
+    /// The pieces a player has, as the student sees them.
+    pub fn pieces(self, player: Player) -> &'static str {
         match (self, player) {
             (Terms::Protocol, Player::First) => "X",
             (Terms::Protocol, Player::Second) => "O",
-            (Terms::Python, Player::First) => "-1",
-            (Terms::Python, Player::Second) => "1",
+            (Terms::Python, Player::First) => "pieces -1",
+            (Terms::Python, Player::Second) => "pieces 1",
         }
     }
 

@@ -2,7 +2,8 @@
 engine.
 
 The agent is the last callable the file defines, as kaggle-environments
-takes it. Each ``go`` calls ``agent(observation, configuration)`` with
+takes it. Each ``go`` calls ``agent(observation, configuration)`` (or
+``agent(observation)`` when it takes one parameter, as Kaggle does) with
 Kaggle's structures, which allow both attribute and key access:
 
 - ``observation``: ``board`` (flat, top row first, 0 empty, 1 and 2 by
@@ -47,6 +48,20 @@ def load_agent(path):
     return callables[-1]
 
 
+def positional_count(agent):
+    """How many of (observation, configuration) ``agent`` takes: Kaggle calls
+    ``agent(observation)`` when the agent has one parameter, else both."""
+    import inspect
+    try:
+        params = list(inspect.signature(agent).parameters.values())
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return 2
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return 1 if len(positional) == 1 else 2
+
+
 class KaggleOverage:
     """Kaggle's overage bank: 60 s for the game, spent by moves over time."""
 
@@ -81,7 +96,8 @@ class KagglePlayer:
             episodeSteps=board.columns * board.rows + 1,
         )
         what = f"connect4-kaggle: the agent in {self.name}"
-        column, spent = call_player(what, self.agent, observation, configuration)
+        args = (observation, configuration)[:positional_count(self.agent)]
+        column, spent = call_player(what, self.agent, *args)
         self.overage = max(0.0, self.overage - max(0.0, spent - act_timeout))
         return column, spent
 

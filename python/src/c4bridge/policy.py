@@ -7,8 +7,9 @@ that module with both ``mount`` and ``act`` is taken. ``--path DIR``
 (repeatable) goes on ``sys.path`` first, so that a course checkout's own
 ``connect4`` package imports; the policy's own folder is on the path too.
 
-Every game gets a fresh instance and one ``mount()`` before its first move
-(with ``timeout=`` the per-move time in seconds when ``mount`` takes it);
+Every game gets a fresh instance and one ``mount()`` before its first move:
+``mount(self)`` gets nothing, ``mount(self, time_out)`` (one parameter of
+any name, or one named ``timeout``) gets the per-move time in seconds;
 every ``go`` calls ``act(board)`` with the course's board: a 6 x 7 numpy
 array of ints, row 0 at the top, -1 the first player, 1 the second, 0 empty.
 The 0-based column it returns goes out as the 1-based move, whatever it is
@@ -75,13 +76,41 @@ def load_class(target, paths=()):
     return candidates[0]
 
 
-def takes_timeout(method):
-    """Whether ``mount`` accepts a ``timeout`` argument."""
+class MountError(Exception):
+    """``mount`` has a shape the bridge cannot call."""
+
+
+def mount_arguments(method, seconds):
+    """How to call ``mount``: ``(args, kwargs)``.
+
+    The course writes ``mount(self)``, ``mount(self, timeout=None)`` or
+    ``mount(self, time_out)``: with no parameter it gets nothing; with one
+    (whatever its name, positional or keyword, with or without a default) it
+    gets the time per move in seconds; a parameter named ``timeout`` gets it
+    wherever it stands. More parameters without defaults cannot be filled.
+    """
     try:
-        params = inspect.signature(method).parameters
+        params = list(inspect.signature(method).parameters.values())
     except (TypeError, ValueError):
-        return False
-    return "timeout" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+        return (), {}
+    if any(p.name == "timeout" and p.kind != p.POSITIONAL_ONLY for p in params):
+        return (), {"timeout": seconds}
+    required = [p for p in params if p.default is p.empty
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if len(required) > 1:
+        names = ", ".join(p.name for p in required)
+        raise MountError(
+            f"mount(self, {names}) needs {len(required)} arguments, but the grader gives "
+            "mount at most one: the time per move in seconds (write mount(self) or "
+            "mount(self, time_out))")
+    if not params:
+        return (), {}
+    first = required[0] if required else params[0]
+    if first.kind == first.KEYWORD_ONLY:
+        return (), {first.name: seconds}
+    if first.kind == first.VAR_KEYWORD:
+        return (), {"timeout": seconds}
+    return (seconds,), {}
 
 
 class PolicyPlayer:
@@ -92,13 +121,19 @@ class PolicyPlayer:
         self.policy = None
 
     def new_game(self, board, movetime_ms):
+        seconds = None if movetime_ms is None else movetime_ms / 1000.0
         try:
             self.policy = self.cls()
-            if takes_timeout(self.policy.mount):
-                timeout = None if movetime_ms is None else movetime_ms / 1000.0
-                self.policy.mount(timeout=timeout)
-            else:
-                self.policy.mount()
+            args, kwargs = mount_arguments(self.policy.mount, seconds)
+        except MountError as e:
+            print(f"connect4-policy: {self.cls.__name__}.{e}", file=sys.stderr)
+            raise PlayerError() from None
+        except Exception:
+            print(f"connect4-policy: creating {self.cls.__name__}() raised:", file=sys.stderr)
+            traceback.print_exc()
+            raise PlayerError() from None
+        try:
+            self.policy.mount(*args, **kwargs)
         except Exception:
             print(f"connect4-policy: {self.cls.__name__}.mount() raised:", file=sys.stderr)
             traceback.print_exc()
@@ -109,11 +144,48 @@ class PolicyPlayer:
         return call_player(what, self.policy.act, board.course_grid())
 
 
+def new_policy(argv):
+    """``connect4-policy new DIR``: writes the template policy into DIR."""
+    parser = argparse.ArgumentParser(
+        prog="connect4-policy new",
+        description="Write a template course policy (policy.py) that plays legal moves, "
+        "passes the grader's checks and explains the board in its comments.",
+        epilog="Example: connect4-policy new my-policy && "
+        "connect4-arena grade --kind policy --submission my-policy",
+    )
+    parser.add_argument("dir", help="the folder to write policy.py in (made if missing)")
+    args = parser.parse_args(argv)
+    target = os.path.join(args.dir, "policy.py")
+    if os.path.exists(target):
+        print(f"connect4-policy new: {target} exists already; it is left as it is "
+              "(choose another folder)", file=sys.stderr)
+        return 2
+    template = os.path.join(os.path.dirname(__file__), "templates", "policy.py")
+    try:
+        os.makedirs(args.dir, exist_ok=True)
+        with open(template, encoding="utf-8") as f:
+            text = f.read()
+        with open(target, "x", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"connect4-policy new: cannot write {target}: {e.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {target}: play it with\n  connect4-arena match --engine "
+          f"'name=mine,cmd=connect4-policy,arg={args.dir}' --engine name=greedy,cmd=self,"
+          "option.agent=greedy --games 10\nand grade it with\n  connect4-arena grade "
+          f"--kind policy --submission {args.dir}")
+    return 0
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new"]:
+        return new_policy(argv[1:])
     parser = argparse.ArgumentParser(
         prog="connect4-policy",
         description="Serve a course Policy (mount(), act(board)) as a connect4 protocol engine.",
-        epilog="Example: connect4-arena match --engine 'name=mine,cmd=connect4-policy,"
+        epilog="To start a policy: connect4-policy new DIR. "
+        "Example: connect4-arena match --engine 'name=mine,cmd=connect4-policy,"
         "arg=groups/Mine' --engine name=ref,cmd=self",
     )
     parser.add_argument("target", help="a .py file or a group folder with policy.py, [:ClassName]")
