@@ -66,6 +66,21 @@ impl Failure {
 /// reader stops reading (and the engine blocks on its writes) beyond this.
 const QUEUE_BYTES: usize = 4 << 20;
 
+/// What comes before the quoted end of an engine's stderr in a failure's
+/// detail (the grader's feedback finds a traceback after it).
+pub const STDERR_ENDS: &str = "its stderr ends: ";
+
+/// The last `max_chars` characters of `text`, after `...` if it was
+/// longer: the end of a traceback says what went wrong.
+fn last_chars(text: &str, max_chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= max_chars {
+        return text.to_string();
+    }
+    let tail: String = text.chars().skip(count - max_chars).collect();
+    format!("...{tail}")
+}
+
 /// Lines from the reader thread, bounded by [`QUEUE_BYTES`]. A mutex and
 /// condition variables rather than a channel: the waiting side sleeps in the
 /// kernel at once instead of spinning first.
@@ -365,7 +380,7 @@ impl EngineProcess {
         if quoted.is_empty() {
             return failure;
         }
-        let add = |d: &str| format!("{d}; its stderr ends: {}", shorten(&quoted, 2000));
+        let add = |d: &str| format!("{d}; {STDERR_ENDS}{}", last_chars(&quoted, 4000));
         match failure {
             Failure::Crash(d) => Failure::Crash(add(&d)),
             Failure::Stall(d) => Failure::Stall(add(&d)),

@@ -13,8 +13,9 @@ use anyhow::{Context, Result};
 
 /// Bytes of stderr kept per process.
 pub const TAIL_BYTES: usize = 64 * 1024;
-/// Lines of stderr quoted in a forfeit's detail.
-pub const QUOTED_LINES: usize = 8;
+/// Lines of stderr quoted in a forfeit's detail (a whole Python traceback
+/// of a few frames).
+pub const QUOTED_LINES: usize = 30;
 
 /// The last bytes a process wrote on stderr.
 #[derive(Clone, Default)]

@@ -669,13 +669,13 @@ fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
     assert!(
         bad.tests[0]
             .output
-            .contains("lost by forfeit; the first: game 1 against random"),
+            .contains("lost by forfeit; the first (the others are listed in the test of every game): game 1 against random"),
         "a failed test says why: {:?}",
         bad.tests[0]
     );
     assert_eq!(bad.output_format.as_deref(), Some("md"));
     assert!(
-        bad.tests[4].output.contains("to move):\n```\n"),
+        bad.tests[4].output.contains("(you are X):\n```\n"),
         "a missed tactic shows its position: {:?}",
         bad.tests[4]
     );

@@ -494,10 +494,17 @@ fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
     assert_eq!(weak.tests.len(), 7, "{weak:?}");
     assert!(weak.score > 0.0 && weak.score < 100.0, "{weak:?}");
     assert!(
-        weak.tests[6].output.starts_with("no forfeit"),
+        weak.tests[6]
+            .output
+            .starts_with("no game lost by an error or the clock"),
         "{:?}",
         weak.tests[6]
     );
+    // A Python student reads no protocol words.
+    let all = serde_json::to_string(&weak).unwrap().to_lowercase();
+    for word in ["hello", "bestmove", "forfeit", "protocol", "stall"] {
+        assert!(!all.contains(word), "'{word}' in {all}");
+    }
 
     // The instructor's own config, uploaded again.
     let config = root.dir.join("grader.toml");
@@ -519,7 +526,7 @@ fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
     let (weak_again, _) = root.grade(&[text("policy.py", WEAK_POLICY)]);
     let against = &weak_again.tests[1];
     assert!(
-        against.output.starts_with("held ") && !against.output.contains("forfeit"),
+        against.output.starts_with("held ") && !against.output.contains("lost by an error"),
         "{against:?}"
     );
     let (crashing, _) = root.grade(&[text("policy.py", CRASHING_POLICY)]);

@@ -321,3 +321,82 @@ def test_the_template_plays_passes_the_checks_and_is_never_overwritten(tmp_path)
                            capture_output=True, text=True)
     assert again.returncode == 2 and "exists already" in again.stderr
     assert (folder / "policy.py").read_text().endswith("# my changes\n")
+
+
+PROTOCOL_WORDS = ("hello", "bestmove", "engine", "forfeit", "protocol", "stall", "ping")
+
+
+def grade_policy(tmp_path, folder, *extra):
+    results = tmp_path / "results.json"
+    out = subprocess.run(
+        [arena_binary(), "grade", "--kind", "policy", "--submission", str(folder),
+         "--python", sys.executable, "--games", "4", "--match-games", "4", "--tactics", "2",
+         "--results", str(results), *extra],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(results.read_text())
+
+
+def test_policy_feedback_speaks_python_with_whole_tracebacks(tmp_path):
+    folder = tmp_path / "raises"
+    folder.mkdir()
+    (folder / "policy.py").write_text(
+        (GROUPS / "RaisesThird" / "policy.py").read_text()
+        .replace("from connect4.policy import Policy", "Policy = object"))
+    r = grade_policy(tmp_path, folder)
+    text = json.dumps(r).lower()
+    for word in PROTOCOL_WORDS:
+        assert word not in text, f"'{word}' in the feedback: {r}"
+    first = r["tests"][0]["output"]
+    assert 'File "policy.py", line 11, in act' in first, first
+    assert "RuntimeError: the third move went wrong on purpose" in first, first
+    assert "c4bridge" not in first and " | " not in first, first
+    assert "[-1," in first and "row 0 is the top row" in first, first
+
+
+def test_a_policy_that_cannot_load_is_told_why_in_python_terms(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "policy.py").write_text("import not_a_module_anywhere\n")
+    r = grade_policy(tmp_path, folder)
+    assert r["score"] == 0
+    assert "your code could not be loaded" in r["output"], r["output"]
+    assert "ModuleNotFoundError: No module named 'not_a_module_anywhere'" in r["output"]
+    for word in PROTOCOL_WORDS:
+        assert word not in r["output"].lower(), r["output"]
+
+
+def test_the_move_that_lost_is_named_in_0_based_columns(tmp_path):
+    folder = tmp_path / "leftmost"
+    folder.mkdir()
+    (folder / "policy.py").write_text(
+        "class Leftmost:\n    def mount(self):\n        pass\n\n"
+        "    def act(self, s):\n        return [c for c in range(7) if s[0][c] == 0][0]\n")
+    r = grade_policy(tmp_path, folder)
+    told = [t["output"] for t in r["tests"] if "your move " in t["output"]]
+    assert told, r
+    import re
+    for output in told:
+        for played, kept in re.findall(r"your move \d+ \(column (\d)\).*?Playing column (\d) kept", output):
+            assert int(played) != int(kept)
+            assert 0 <= int(played) <= 6 and 0 <= int(kept) <= 6
+    assert "(column 0)" in "".join(told), told
+
+
+def test_grade_engine_stops_at_once_on_code_that_cannot_load(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "policy.py").write_text("import not_a_module_anywhere\n")
+    results = tmp_path / "results.json"
+    engine = f"name=mine,cmd={sys.executable},arg=-m,arg=c4bridge.policy,arg={folder}"
+    out = subprocess.run(
+        [arena_binary(), "grade", "--kind", "policy", "--engine", engine,
+         "--results", str(results)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    r = json.loads(results.read_text())
+    assert "no game was played" in r["output"], r["output"]
+    assert "No module named 'not_a_module_anywhere'" in r["output"]
+    assert all(t["output"].startswith("not run:") for t in r["tests"]), r["tests"]

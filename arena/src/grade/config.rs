@@ -745,7 +745,7 @@ impl Config {
         let mut tests = Vec::new();
         let mut names = HashSet::new();
         for (i, t) in raw.tests.iter().enumerate() {
-            let test = check_test(t, &base, raw.grading.visibility).map_err(|message| {
+            let test = check_test(t, &base, raw.grading.visibility, kind).map_err(|message| {
                 let place = match &t.name {
                     Some(name) => format!("test {} (\"{name}\")", i + 1),
                     None => format!("test {}", i + 1),
@@ -842,7 +842,12 @@ impl Config {
 }
 
 /// Checks one test and fills in its defaults.
-fn check_test(t: &RawTest, base: &Path, visibility: Visibility) -> Result<Test, String> {
+fn check_test(
+    t: &RawTest,
+    base: &Path,
+    visibility: Visibility,
+    submission: Kind,
+) -> Result<Test, String> {
     let kind = t.kind;
     let kind_name = format!("{kind:?}").to_lowercase();
     let refuse = |field: &str, present: bool| {
@@ -913,8 +918,12 @@ fn check_test(t: &RawTest, base: &Path, visibility: Visibility) -> Result<Test, 
             },
             TestKind::Openings => format!("Openings held against {against}"),
             TestKind::Tactics => "Tactics from solved positions".into(),
-            TestKind::Compliance => "Protocol compliance".into(),
-            TestKind::Discipline => "Time and protocol discipline in every game".into(),
+            TestKind::Compliance if submission == Kind::Engine => "Protocol compliance".into(),
+            TestKind::Compliance => "Your code's checks".into(),
+            TestKind::Discipline if submission == Kind::Engine => {
+                "Time and protocol discipline in every game".into()
+            }
+            TestKind::Discipline => "No lost game by error or time".into(),
         }
     });
     Ok(Test {

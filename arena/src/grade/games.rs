@@ -14,6 +14,7 @@ use connect4::{Game, Player, Rules};
 
 use super::config::{Config, Opponent, Side, Test, Visibility};
 use super::report::Outcome;
+use super::terms::Terms;
 use crate::ending::Reason;
 use crate::play::GameRecord;
 use crate::sandbox::Sandbox;
@@ -115,6 +116,8 @@ pub struct Played {
     given_up: usize,
     /// Why the test stopped before its last game, if it did.
     stopped: Option<String>,
+    /// How the output speaks to the student.
+    terms: Terms,
 }
 
 impl Played {
@@ -162,21 +165,17 @@ impl Played {
             .and_then(|(_, r)| Game::from_move_string(Rules::STANDARD, &r.moves).ok())
             .map(|g| {
                 format!(
-                    "\nthe position you were to move in ({} to move):\n{}",
-                    if g.side_to_move() == Player::First {
-                        "X"
-                    } else {
-                        "O"
-                    },
-                    super::report::code_block(&connect4::grid::to_ascii(g.position()))
+                    "\nthe position you were to move in (you are {}):\n{}",
+                    self.terms.pieces(g.side_to_move()),
+                    self.terms.board(g.position())
                 )
             })
             .unwrap_or_default();
         format!(
-            "\n{} game(s) lost by forfeit; the first: {first}{}{picture}{}",
-            lost.len(),
+            "\n{}; the first{}: {first}{picture}{}",
+            self.terms.lost_by_forfeit(lost.len()),
             if lost.len() > 1 {
-                " (the others are listed under time and protocol discipline)"
+                " (the others are listed in the test of every game)"
             } else {
                 ""
             },
@@ -193,15 +192,12 @@ impl Played {
             .filter(|(job, r)| forfeited(job, r))
             .map(|(job, r)| {
                 format!(
-                    "game {} against {} (moves {}): {}{}",
+                    "game {} against {} (moves: {}): {}",
                     job.game,
                     self.opponent,
-                    if r.moves.is_empty() { "none" } else { &r.moves },
-                    r.end.reason,
-                    r.end
-                        .detail
-                        .as_ref()
-                        .map_or(String::new(), |d| format!(": {d}"))
+                    self.terms.moves(&r.moves),
+                    self.terms
+                        .failure(r.end.reason, r.end.detail.as_deref().unwrap_or(""))
                 )
             })
             .collect()
@@ -362,7 +358,9 @@ impl Grader<'_> {
             format!(
                 "stopped after {FORFEIT_STREAK} games in a row lost by {}; the other {} of \
                  {scheduled} games were not played and count as lost",
-                streak.reason.map_or("forfeit".into(), |r| r.to_string()),
+                streak
+                    .reason
+                    .map_or("forfeit".into(), |r| self.terms.reason(r)),
                 scheduled - games.len()
             )
         });
@@ -373,6 +371,7 @@ impl Grader<'_> {
             voided,
             given_up: if streak.full() { 0 } else { todo.len() },
             stopped,
+            terms: self.terms,
         });
     }
 
@@ -480,8 +479,11 @@ impl Grader<'_> {
     }
 
     /// A `compliance` test: every check, listed.
-    pub fn compliance(&self, test: &Test) -> Outcome {
+    pub fn compliance(&mut self, test: &Test) -> Outcome {
         eprintln!("grade: {}", test.name);
+        if self.terms == Terms::Python {
+            return self.python_checks(test);
+        }
         let checks = crate::compliance::checks(&self.student, self.margin);
         let passed = checks.iter().filter(|c| c.passed).count();
         let mut lines: Vec<String> = vec![format!("{passed} of {} checks passed", checks.len())];
@@ -505,6 +507,74 @@ impl Grader<'_> {
         )
     }
 
+    /// A `compliance` test for Python code, whose protocol the bridge
+    /// speaks: the checks a student can act on, from the games of the
+    /// tests it may speak of (or, if there are none, from 4 games against
+    /// random played for it).
+    fn python_checks(&mut self, test: &Test) -> Outcome {
+        if !self
+            .played
+            .iter()
+            .any(|p| may_speak_of(test.visibility, p.visibility))
+        {
+            let jobs = (0..4)
+                .map(|i| Job {
+                    game: i + 1,
+                    pair: i / 2 + 1,
+                    first: (i % 2) as usize,
+                    second: 1 - (i % 2) as usize,
+                    opening: String::new(),
+                })
+                .collect();
+            self.play(test, &Opponent::Agent("random".into()), jobs);
+        }
+        let games: Vec<&(Job, GameRecord)> = self
+            .played
+            .iter()
+            .filter(|p| may_speak_of(test.visibility, p.visibility))
+            .flat_map(|p| p.games.iter())
+            .collect();
+        let count = |reasons: &[Reason]| {
+            games
+                .iter()
+                .filter(|(j, r)| forfeited(j, r) && reasons.contains(&r.end.reason))
+                .count()
+        };
+        let checks = [
+            (
+                "act returns a free column (an int from 0 to 6 with board[0][c] == 0)",
+                count(&[Reason::IllegalMove, Reason::Protocol]),
+            ),
+            (
+                "act returns within the time per move",
+                count(&[Reason::Time, Reason::Stall]),
+            ),
+            (
+                "your code runs every game to its end without an exception",
+                count(&[Reason::Crash]),
+            ),
+        ];
+        let passed = checks.iter().filter(|(_, failed)| *failed == 0).count();
+        let mut lines = vec![format!(
+            "{passed} of {} checks passed, over {} games",
+            checks.len(),
+            games.len()
+        )];
+        for (check, failed) in checks {
+            lines.push(if failed == 0 {
+                format!("pass: {check}")
+            } else {
+                format!("FAIL: {check}: not in {failed} game(s) (listed in the test of every game)")
+            });
+        }
+        lines.push(
+            "print() is harmless: what your code prints goes to the grader's log, never into \
+             the game"
+                .into(),
+        );
+        Outcome::new(test, passed as f64 / checks.len() as f64, lines.join("\n"))
+    }
+
     /// A `discipline` test: no forfeit in any game played, tactics
     /// included, of the tests it may speak of (a visible discipline test
     /// counts the visible tests' games only: hidden tests stay hidden).
@@ -523,9 +593,12 @@ impl Grader<'_> {
         );
         let games: usize = seen.iter().map(|p| p.games.len()).sum();
         let output = if lost.is_empty() {
-            format!("no forfeit in {games} games and the tactical positions")
+            format!(
+                "{} in {games} games and the tactical positions",
+                self.terms.no_forfeit()
+            )
         } else {
-            let mut text = format!("{} forfeits:", lost.len());
+            let mut text = format!("{}:", self.terms.lost_by_forfeit(lost.len()));
             for line in lost.iter().take(SHOWN_FORFEITS) {
                 text.push('\n');
                 text.push_str(line);

@@ -345,11 +345,14 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
                 engine.name = format!("{} (graded)", engine.name);
             }
             engine.sandbox = student_sandbox;
-            Ok(engine)
+            // One that cannot start is told at once, as a submission is.
+            submission::starts(&engine, terms::Terms::of(config.submission.kind)).map(|()| engine)
         }
         None => submission::build(&config, &student_dir, student_sandbox.as_ref())
             .and_then(|()| submission::spec(&config, &student_dir, &args.python, student_sandbox))
-            .and_then(|spec| submission::starts(&spec).map(|()| spec)),
+            .and_then(|spec| {
+                submission::starts(&spec, terms::Terms::of(config.submission.kind)).map(|()| spec)
+            }),
     };
     let mut notes = Vec::new();
     if let Isolation::Off(Some(why)) = isolation {
@@ -415,6 +418,7 @@ fn run_tests(
                     &test.tactics,
                     test.positions,
                     config.grading.seed + 10 * i as u64,
+                    grader.terms,
                 );
                 tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
                 Some(Outcome::new(test, t.fraction(), t.output(&test.tactics)))

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::config::{Config, Kind, bridge_spec, program_spec};
+use super::terms::Terms;
 use crate::sandbox::Sandbox;
 use crate::spec::EngineSpec;
 use crate::stderr::Tail;
@@ -226,12 +227,15 @@ fn inside(dir: &Path, file: &str) -> Result<std::path::PathBuf, Refusal> {
 /// Whether the student's engine starts and answers `hello`: if not, every
 /// test would fail for the same reason, which is said once, with the end
 /// of its stderr (a Python traceback at import shows here).
-pub fn starts(spec: &EngineSpec) -> Result<(), Refusal> {
+pub fn starts(spec: &EngineSpec, terms: Terms) -> Result<(), Refusal> {
     crate::process::EngineProcess::check_starts(spec).map_err(|e| {
-        Refusal(format!(
-            "your submission does not start and answer hello: {}: {}",
-            e.reason(),
-            e.detail()
-        ))
+        let why = terms.failure(e.reason(), e.detail());
+        Refusal(match terms {
+            Terms::Protocol => format!("your submission does not start and answer hello: {why}"),
+            Terms::Python => format!(
+                "your code could not be loaded (running your file and finding its class or \
+                 agent failed), so no game was played: {why}"
+            ),
+        })
     })
 }

@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use connect4::score::end_ply;
 use connect4::search::{DEFAULT_HASH_MB, Solver};
-use connect4::{Game, Player, Position, Rules, Status};
+use connect4::{Game, Position, Rules, Status};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use super::config::Tactic;
+use super::terms::Terms;
 use crate::play::Seat;
 use crate::spec::EngineSpec;
 
@@ -61,6 +62,8 @@ pub struct Tactics {
     misses: Vec<String>,
     /// One line per forfeit.
     pub forfeits: Vec<String>,
+    /// How the output speaks to the student.
+    terms: Terms,
 }
 
 impl Tactics {
@@ -106,13 +109,9 @@ impl Tactics {
         match verdict {
             Ok(()) => self.passed += 1,
             Err(why) => self.misses.push(format!(
-                "{why}, in this position ({} to move):\n{}",
-                if position.side_to_move() == Player::First {
-                    "X"
-                } else {
-                    "O"
-                },
-                super::report::code_block(&connect4::grid::to_ascii(position))
+                "{why}, in this position (you are {}):\n{}",
+                self.terms.pieces(position.side_to_move()),
+                self.terms.board(position)
             )),
         }
     }
@@ -123,6 +122,7 @@ struct TacticSeat<'a> {
     seat: Seat,
     engine: &'a EngineSpec,
     seed: u64,
+    terms: Terms,
 }
 
 impl TacticSeat<'_> {
@@ -137,20 +137,32 @@ impl TacticSeat<'_> {
             Ok((m, _)) => Some(m.column),
             Err(e) => {
                 forfeits.push(format!(
-                    "tactical position {}: {}: {}",
-                    g.move_string(),
-                    e.reason(),
-                    e.detail()
+                    "tactical position{}: {}",
+                    self.after(g),
+                    self.terms.failure(e.reason(), e.detail())
                 ));
                 None
             }
         }
     }
-}
 
-/// A move as text: the column, or "nothing" after a forfeit.
-fn played(c: Option<u32>) -> String {
-    c.map_or("nothing (forfeit)".into(), |c| format!("column {c}"))
+    /// A move (a 1-based column, as the engine answered) as text: the
+    /// column in the student's terms, or nothing after a forfeit.
+    fn played(&self, c: Option<u32>) -> String {
+        c.map_or(
+            format!("nothing ({})", self.terms.lost_by_forfeit(1)),
+            |c| format!("played {}", self.terms.column(c.saturating_sub(1))),
+        )
+    }
+
+    /// " after MOVES" for an engine's author, who reads move strings;
+    /// nothing for Python, whose students read the board drawn below.
+    fn after(&self, g: &Game) -> String {
+        match self.terms {
+            Terms::Protocol => format!(" after {}", g.move_string()),
+            Terms::Python => String::new(),
+        }
+    }
 }
 
 /// Plays `count` positions of each kind in `kinds`.
@@ -160,13 +172,18 @@ pub fn play(
     kinds: &[Tactic],
     count: u32,
     seed: u64,
+    terms: Terms,
 ) -> Tactics {
     let mut seat = TacticSeat {
         seat: Seat::new(engine.clone(), margin),
         engine,
         seed,
+        terms,
     };
-    let mut t = Tactics::default();
+    let mut t = Tactics {
+        terms,
+        ..Tactics::default()
+    };
     for kind in kinds {
         match kind {
             Tactic::Win => win_in_one(&mut seat, &mut t, count, seed),
@@ -192,7 +209,7 @@ fn avoid(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
         let p = *g.position();
         let losing: Vec<String> = (0..7)
             .filter(|&c| p.can_play(c) && p.non_losing_moves() & p.column_mask(c) == 0)
-            .map(|c| (c + 1).to_string())
+            .map(|c| seat.terms.column(c))
             .collect();
         let c = seat.ask(&g, &mut t.forfeits);
         let ok = c.is_some_and(|c| {
@@ -204,9 +221,9 @@ fn avoid(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
                 Ok(())
             } else {
                 Err(format!(
-                    "avoid a losing move after {}: played {}; column {} hands the opponent a win at once",
-                    g.move_string(),
-                    played(c),
+                    "avoid a losing move{}: {}; {} hands the opponent a win at once",
+                    seat.after(&g),
+                    seat.played(c),
                     losing.join(" or ")
                 ))
             },
@@ -224,11 +241,7 @@ fn win_in_one(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             if ok {
                 Ok(())
             } else {
-                Err(format!(
-                    "win in one after {}: played {}",
-                    g.move_string(),
-                    played(c)
-                ))
+                Err(format!("win in one{}: {}", seat.after(&g), seat.played(c)))
             },
         );
     }
@@ -253,10 +266,10 @@ fn block(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
                 Ok(())
             } else {
                 Err(format!(
-                    "block after {}: played {}, the block is column {}",
-                    g.move_string(),
-                    played(c),
-                    block + 1
+                    "block{}: {}, the block is {}",
+                    seat.after(&g),
+                    seat.played(c),
+                    seat.terms.column(block)
                 ))
             },
         );
@@ -288,8 +301,9 @@ fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             &p,
             verdict.map_err(|why| {
                 format!(
-                    "convert the win after {} within ply {end}: {why}",
-                    g.move_string()
+                    "convert the win{} within {} more moves: {why}",
+                    seat.after(&g),
+                    end - p.moves_played()
                 )
             }),
         );
@@ -320,7 +334,11 @@ fn play_out_win(
                 };
             }
             Status::Won(_) | Status::Draw => {
-                return Err(format!("did not win: {}", game.move_string()));
+                let then = &game.move_string()[g.moves().len()..];
+                return Err(format!(
+                    "did not win: the game went on with {}",
+                    seat.terms.moves(then)
+                ));
             }
             Status::Ongoing => {}
         }

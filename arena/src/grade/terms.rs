@@ -8,11 +8,14 @@ use connect4::{Player, Position};
 
 use super::config::Kind;
 use super::report::code_block;
+use crate::ending::Reason;
+use crate::process::STDERR_ENDS;
 
 /// The student's terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Terms {
     /// A protocol engine: columns 1 to 7, X and O.
+    #[default]
     Protocol,
     /// A Python policy or Kaggle agent: columns 0 to 6, the numpy array.
     Python,
@@ -84,9 +87,183 @@ impl Terms {
     }
 }
 
+impl Terms {
+    /// Why a game was lost by forfeit (or why the submission did not
+    /// start), from the arena's `reason` and `detail`: as the arena says it
+    /// for an engine; for Python, in the words of the code the student
+    /// wrote, with the traceback whole in a block.
+    pub fn failure(self, reason: Reason, detail: &str) -> String {
+        if self == Terms::Protocol {
+            return if detail.is_empty() {
+                reason.to_string()
+            } else {
+                format!("{reason}: {detail}")
+            };
+        }
+        let (what, stderr) = match detail.split_once(STDERR_ENDS) {
+            Some((what, stderr)) => (what.trim_end_matches("; "), stderr),
+            None => (detail, ""),
+        };
+        let said = match reason {
+            Reason::Crash => "your code raised an exception, or its program ended".to_string(),
+            Reason::IllegalMove => match returned_column(what) {
+                Some(c) => format!(
+                    "act returned {c}, which is not a free column (0 to 6, with board[0][c] == 0)"
+                ),
+                None => "act returned a column that is not free".to_string(),
+            },
+            Reason::Time => format!("act took longer than the time per move ({what})"),
+            Reason::Stall => "act did not return: the game waited past the time per move".into(),
+            Reason::Protocol => format!(
+                "the program that runs your code could not read its answer ({what}); please \
+                 tell your instructor"
+            ),
+            other => other.to_string(),
+        };
+        let traceback = python_traceback(stderr);
+        if traceback.is_empty() {
+            said
+        } else {
+            format!("{said}:\n{}", code_block(&traceback))
+        }
+    }
+}
+
+impl Terms {
+    /// A forfeit's reason in a few words.
+    pub fn reason(self, reason: Reason) -> String {
+        match (self, reason) {
+            (Terms::Protocol, r) => r.to_string(),
+            (Terms::Python, Reason::Crash) => "an exception or a crash".into(),
+            (Terms::Python, Reason::IllegalMove) => "a column that is not free".into(),
+            (Terms::Python, Reason::Time) => "time".into(),
+            (Terms::Python, Reason::Stall) => "no answer in time".into(),
+            (Terms::Python, Reason::Protocol) => "an answer that could not be read".into(),
+            (Terms::Python, r) => r.to_string(),
+        }
+    }
+
+    /// A game's moves (the arena's move string, columns from 1) as the
+    /// student numbers them.
+    pub fn moves(self, moves: &str) -> String {
+        if moves.is_empty() {
+            return "none".into();
+        }
+        match self {
+            Terms::Protocol => moves.to_string(),
+            Terms::Python => {
+                let columns: Vec<String> = moves
+                    .chars()
+                    .filter_map(|c| c.to_digit(10))
+                    .map(|d| (d - 1).to_string())
+                    .collect();
+                format!("columns {}", columns.join(", "))
+            }
+        }
+    }
+
+    /// `n` games lost by forfeit, counted.
+    pub fn lost_by_forfeit(self, n: usize) -> String {
+        match self {
+            Terms::Protocol => format!("{n} game(s) lost by forfeit"),
+            Terms::Python => format!("{n} game(s) lost by an error or the clock"),
+        }
+    }
+
+    /// That no game was lost by forfeit.
+    pub fn no_forfeit(self) -> &'static str {
+        match self {
+            Terms::Protocol => "no forfeit",
+            Terms::Python => "no game lost by an error or the clock",
+        }
+    }
+}
+
+/// The column a Python student returned, from the arena's detail of an
+/// illegal move (which numbers columns from 1).
+fn returned_column(detail: &str) -> Option<i64> {
+    let rest = &detail[detail.find("column ")? + "column ".len()..];
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse::<i64>().ok().map(|c| c - 1)
+}
+
+/// The end of a Python program's stderr (lines joined with ` | `) as the
+/// student's traceback: one line per line, the bridge's and importlib's
+/// own frames left out, the bridge's name taken off its messages and
+/// paths cut to the submission's own files.
+pub fn python_traceback(stderr: &str) -> String {
+    let mut lines = Vec::new();
+    let mut skipping = false;
+    for line in stderr.split(" | ") {
+        if line.starts_with("  File \"") {
+            skipping = line.contains("/c4bridge/") || line.contains("<frozen ");
+        } else if !line.starts_with("    ") {
+            skipping = false;
+        }
+        // The bridge's timing summary as it exits is not the student's.
+        if skipping || (line.contains(" moves, player ") && line.contains("adapter overhead")) {
+            continue;
+        }
+        let line = line
+            .strip_prefix("connect4-policy: ")
+            .or_else(|| line.strip_prefix("connect4-kaggle: "))
+            .unwrap_or(line);
+        let line = match line.find("/submission/") {
+            Some(at) => {
+                let start = line[..at].rfind(['"', ' ']).map_or(0, |q| q + 1);
+                format!("{}{}", &line[..start], &line[at + "/submission/".len()..])
+            }
+            None => line.to_string(),
+        };
+        lines.push(line);
+    }
+    lines.join("\n").trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_traceback_is_whole_with_the_bridge_s_frames_left_out() {
+        let stderr = [
+            "connect4-policy: MyPolicy.act() raised:",
+            "Traceback (most recent call last):",
+            "  File \"/venv/lib/python3.11/site-packages/c4bridge/protocol.py\", line 36, in call_player",
+            "    result = fn(*args)",
+            "             ^^^^^^^^^",
+            "  File \"/tmp/connect4-grade-1-2/submission/policy.py\", line 9, in act",
+            "    return helper(s)",
+            "  File \"/tmp/connect4-grade-1-2/submission/policy.py\", line 13, in helper",
+            "    return 1 // 0",
+            "ZeroDivisionError: integer division or modulo by zero",
+        ]
+        .join(" | ");
+        let detail = &format!("the engine exited (exit status: 1); its stderr ends: {stderr}");
+        let told = Terms::Python.failure(Reason::Crash, detail);
+        assert!(told.starts_with("your code raised an exception"), "{told}");
+        assert!(
+            !told.contains("c4bridge") && !told.contains(" | "),
+            "{told}"
+        );
+        assert!(told.contains("MyPolicy.act() raised:\nTraceback"), "{told}");
+        assert!(
+            told.contains("  File \"policy.py\", line 13, in helper\n    return 1 // 0"),
+            "{told}"
+        );
+        assert!(
+            told.ends_with("ZeroDivisionError: integer division or modulo by zero\n```"),
+            "{told}"
+        );
+        let illegal =
+            Terms::Python.failure(Reason::IllegalMove, "move 9 ('8'): column 8 does not exist");
+        assert!(
+            illegal.starts_with("act returned 7, which is not a free column"),
+            "{illegal}"
+        );
+        let engine = Terms::Protocol.failure(Reason::Crash, detail);
+        assert!(engine.starts_with("crash: the engine exited"), "{engine}");
+    }
 
     #[test]
     fn python_students_see_their_array_and_their_columns() {
