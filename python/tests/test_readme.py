@@ -1,6 +1,8 @@
 """The README's examples, run as written right after its two commands
 (`cargo build --release && ...` and `bash scripts/test`, which builds the
-release binaries and installs the bridges in .venv-test/).
+release binaries and installs the bridges in .venv-test/); and the
+students' page (docs/students.md), every step to its end, from a Python
+of its own to a graded template.
 
 Each command of a ```sh block runs in bash, in order, in one scratch folder that sees
 the repository's files (and ../shared beside it), after the `export` and
@@ -32,11 +34,12 @@ NOT_RUN = {
 LONG_JOB_SECONDS = 8
 
 
-def blocks():
-    """The commands of the ```sh blocks: (setup lines, command) pairs; the
-    setup lines are the `export` and `NAME=value` lines before it."""
+def blocks(page=README):
+    """The commands of the ```sh blocks of `page`: (setup lines, command)
+    pairs; the setup lines are the `export` and `NAME=value` lines before
+    it."""
     found, setup = [], []
-    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), re.S):
+    for block in re.findall(r"```sh\n(.*?)```", page.read_text(), re.S):
         pending = ""
         for line in block.splitlines():
             if pending:
@@ -61,12 +64,11 @@ def reason_not_run(command):
     return None
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
-    """One folder for the whole README, as a reader's checkout would be
-    (later examples read what earlier ones wrote): it sees the
-    repository's files, beside a `shared` folder."""
-    tmp_path = tmp_path_factory.mktemp("readme")
+def checkout(tmp_path_factory, name):
+    """A folder as a reader's checkout would be (later examples read what
+    earlier ones wrote): it sees the repository's files, beside a `shared`
+    folder."""
+    tmp_path = tmp_path_factory.mktemp(name)
     work = tmp_path / "work"
     work.mkdir()
     for entry in REPO.iterdir():
@@ -76,6 +78,18 @@ def scratch(tmp_path_factory):
     if shared.exists():
         (tmp_path / "shared").symlink_to(shared)
     return work
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """One checkout for the whole README."""
+    return checkout(tmp_path_factory, "readme")
+
+
+@pytest.fixture(scope="module")
+def student_checkout(tmp_path_factory):
+    """One checkout for the whole students' page."""
+    return checkout(tmp_path_factory, "students")
 
 
 def run(script, cwd, timeout):
@@ -125,3 +139,26 @@ def test_each_example_works_as_written(setup, command, scratch):
         assert "error" not in lowered and "no such file" not in lowered, out[-3000:]
     else:
         assert status == 0, f"exit {status}:\n{out[-3000:]}"
+
+
+STUDENTS = REPO / "docs" / "students.md"
+STUDENT_STEPS = blocks(STUDENTS)
+
+
+def test_the_students_page_goes_from_install_to_a_graded_template():
+    commands = [c for _, c in STUDENT_STEPS]
+    assert any(c.startswith("python3 -m venv") for c in commands), commands
+    assert any(c.startswith("connect4-policy new") for c in commands), commands
+    assert any(c.startswith("connect4-arena grade") for c in commands), commands
+
+
+@pytest.mark.parametrize("setup, command", STUDENT_STEPS,
+                         ids=[c.split("#")[0].strip()[:60] for _, c in STUDENT_STEPS])
+def test_each_step_of_the_students_page_works_as_written(setup, command, student_checkout):
+    """Each step runs to its end (none is a long job), in order."""
+    script = "\n".join(setup + ["set -o pipefail", command])
+    status, out = run(script, student_checkout, 600)
+    assert status == 0, f"exit {status}:\n{out[-3000:]}"
+    if command.startswith("connect4-arena grade"):
+        assert (student_checkout / "results.json").exists()
+        assert "total " in out, out[-3000:]
