@@ -5,7 +5,7 @@
 //! # Layers
 //!
 //! ```text
-//! commands   run (match, tournament)  merge  grade (autograder)  compliance  experiment
+//! commands   run (match, tournament)  merge  grade (autograder)  kit  compliance  experiment
 //!                 |                      |      |        |
 //! results    results (tables, summary, CSV)   figures (--plot)   log (JSON-lines games)
 //!                 |
@@ -27,6 +27,7 @@ pub mod experiment;
 pub mod figures;
 pub mod grade;
 pub mod group;
+pub mod kit;
 pub mod log;
 pub mod memory_watch;
 pub mod merge;

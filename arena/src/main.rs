@@ -23,7 +23,7 @@ use connect4_arena::{compliance, experiment, grade};
 /// speak the connect4 protocol. With no subcommand, a short demonstration
 /// match between two engines built from this repository.
 #[derive(Parser)]
-#[command(version, about, after_help = MAIN_HELP)]
+#[command(name = "connect4-arena", version, after_help = MAIN_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
@@ -89,6 +89,15 @@ enum Cmd {
         docs/grading.md walks from the config to the upload."
     )]
     Autograder(grade::autograder::Args),
+    /// Write the students' kit: one wheel with the engine, the arena and
+    /// the Python bridges (pip installs it without Rust), and the grading
+    /// config's visible tests.
+    #[command(
+        after_help = "Example: connect4-arena kit --config grader.toml --out kit\n\n\
+                      Needs maturin (pip install maturin) and the Rust toolchain; students \
+                      then need only Python: pip install kit/connect4_kit-*.whl"
+    )]
+    Kit(connect4_arena::kit::Args),
     /// Check an engine's protocol compliance and print each check.
     #[command(
         after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
@@ -233,6 +242,7 @@ fn main() -> ExitCode {
         Some(Cmd::Merge(args)) => merge_command(&args),
         Some(Cmd::Grade(args)) => grade::run(&args),
         Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
+        Some(Cmd::Kit(args)) => connect4_arena::kit::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {

@@ -1199,6 +1199,7 @@ fn every_command_s_help_has_an_example_and_no_arguments_is_explained() {
         "merge",
         "grade",
         "autograder",
+        "kit",
         "compliance",
     ] {
         let out = arena().args([sub, "--help"]).output().unwrap();

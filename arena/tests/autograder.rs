@@ -196,6 +196,17 @@ impl FakeRoot {
         let source = self.dir.join("source");
         std::fs::remove_dir_all(&source).ok();
         let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
+        // The sources to rebuild from, without pip's leftovers or tests.
+        let names: Vec<String> = archive
+            .file_names()
+            .map(|n| n.unwrap().into_owned())
+            .collect();
+        for name in names {
+            assert!(
+                !name.starts_with("rust/python/build") && !name.starts_with("rust/python/tests"),
+                "{name} in the zip"
+            );
+        }
         archive.extract(&source).unwrap();
         let started = Instant::now();
         let out = Command::new("bash")

@@ -21,7 +21,7 @@ pub mod tune;
 /// A perfect Connect-4 engine. With no subcommand it speaks the line-based
 /// JSON protocol on stdin and stdout.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(name = "connect4", version)]
 pub struct Cli {
     /// What to do; none runs a protocol session.
     #[command(subcommand)]

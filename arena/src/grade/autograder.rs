@@ -54,14 +54,17 @@ const SETUP: &str = include_str!("gradescope/setup.sh");
 const RUN: &str = include_str!("gradescope/run_autograder");
 
 /// The files of the workspace that build the binary (no tests, no data).
-const SOURCE_PARTS: [&str; 7] = [
+const SOURCE_PARTS: [&str; 8] = [
     "Cargo.toml",
     "Cargo.lock",
     "src",
     "book",
     "arena/Cargo.toml",
     "arena/src",
-    "python",
+    // What the build reads of the bridge (its wheel is made from these),
+    // never pip's leftovers or the tests.
+    "python/pyproject.toml",
+    "python/src",
 ];
 
 /// Writes the zip.

@@ -429,6 +429,15 @@ pub enum Opponent {
 }
 
 impl Opponent {
+    /// Whether it is one of the instructor's files (an engine, a policy, an
+    /// agent), not a player this program has.
+    pub fn is_a_file(&self) -> bool {
+        matches!(
+            self,
+            Opponent::Engine(..) | Opponent::Policy(_) | Opponent::Kaggle(_)
+        )
+    }
+
     /// Reads `text` (see docs/grading.md); paths are relative to `base`.
     pub fn parse(text: &str, base: &Path) -> Result<Opponent, String> {
         let text = text.trim();

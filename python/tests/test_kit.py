@@ -1,0 +1,91 @@
+"""The students' kit: `connect4-arena kit` builds one wheel with maturin;
+installed in a clean venv on a PATH without cargo, it gives the engine, the
+arena and the bridges, and grades a template policy with the instructor's
+visible tests only."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_policy import arena_binary
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+CONFIG = """
+[submission]
+kind = "policy"
+
+[time]
+move_ms = 500
+
+[[test]]
+kind = "wins"
+side = "first"
+games = 6
+points = 40
+
+[[test]]
+kind = "openings"
+name = "Hidden against greedy"
+opponent = "greedy"
+games = 4
+points = 40
+visibility = "hidden"
+
+[[test]]
+kind = "discipline"
+points = 20
+"""
+
+
+def maturin():
+    found = shutil.which("maturin") or str(Path(sys.executable).parent / "maturin")
+    if not Path(found).exists():
+        pytest.skip("maturin is not installed (scripts/test installs it)")
+    return found
+
+
+def test_the_kit_installs_and_grades_without_rust(tmp_path):
+    config = tmp_path / "grader.toml"
+    config.write_text(CONFIG)
+    kit = tmp_path / "kit"
+    built = subprocess.run(
+        [arena_binary(), "kit", "--config", str(config), "--out", str(kit),
+         "--maturin", maturin(), "--source", str(REPO)],
+        capture_output=True, text=True, timeout=1800,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    wheels = list(kit.glob("connect4_kit-*.whl"))
+    assert len(wheels) == 1, list(kit.iterdir())
+    visible = (kit / "visible-tests.toml").read_text()
+    assert "Hidden against greedy" not in visible and 'kind = "wins"' in visible
+
+    venv = tmp_path / "student"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    clean = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path),
+             "LANG": "C.UTF-8"}
+    assert subprocess.run(["bash", "-c", "command -v cargo rustc"], env=clean).returncode != 0
+    started = time.monotonic()
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheels[0])],
+                   check=True, env=clean, timeout=600)
+    print(f"wheel {wheels[0].stat().st_size / 1e6:.1f} MB, installed in "
+          f"{time.monotonic() - started:.1f} s")
+
+    def run(*command):
+        return subprocess.run(list(command), capture_output=True, text=True, env=clean,
+                              cwd=tmp_path, timeout=600)
+
+    version = run("connect4", "--version")
+    assert version.stdout.startswith("connect4 "), version
+    assert run("connect4-policy", "new", "mine").returncode == 0
+    graded = run("connect4-arena", "grade", "--config", str(kit / "visible-tests.toml"),
+                 "--submission", "mine", "--results", "results.json")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert "total " in graded.stdout, graded.stdout
+    assert "Hidden" not in graded.stdout
+    assert os.path.exists(tmp_path / "results.json")
