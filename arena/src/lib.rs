@@ -5,7 +5,7 @@
 //! # Layers
 //!
 //! ```text
-//! commands   run (match, tournament)  merge  grade (autograder)  kit  compliance  experiment
+//! commands   run (match, tournament)  merge  grade (autograder)  kit  compliance  experiment  web (serve)
 //!                 |                      |      |        |
 //! results    results (tables, summary, CSV)   figures (--plot)   log (JSON-lines games)
 //!                 |
@@ -39,4 +39,5 @@ pub mod sandbox;
 pub mod schedule;
 pub mod spec;
 pub mod stderr;
+pub mod web;
 pub mod workers;

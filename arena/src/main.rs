@@ -98,6 +98,13 @@ enum Cmd {
                       then need only Python: pip install kit/connect4_kit-*.whl"
     )]
     Kit(connect4_arena::kit::Args),
+    /// Serve a local web page: play and analyse positions, replay logs'
+    /// games with the solver's verdict on every move.
+    #[command(
+        after_help = "Example: connect4-arena serve --log games.jsonl --port 8080\n\n\
+                      Then open the address it prints (http://127.0.0.1:PORT/)."
+    )]
+    Serve(connect4_arena::web::Args),
     /// Check an engine's protocol compliance and print each check.
     #[command(
         after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
@@ -243,6 +250,7 @@ fn main() -> ExitCode {
         Some(Cmd::Grade(args)) => grade::run(&args),
         Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
         Some(Cmd::Kit(args)) => connect4_arena::kit::run(&args),
+        Some(Cmd::Serve(args)) => connect4_arena::web::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {

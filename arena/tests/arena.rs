@@ -1200,6 +1200,7 @@ fn every_command_s_help_has_an_example_and_no_arguments_is_explained() {
         "grade",
         "autograder",
         "kit",
+        "serve",
         "compliance",
     ] {
         let out = arena().args([sub, "--help"]).output().unwrap();

@@ -1,0 +1,210 @@
+//! `serve`: a local web page to see games. Play and analyse a position on
+//! a board (each column's exact score from the book and the solver, the
+//! position in the URL), and replay the games of match, tournament,
+//! grading and experiment logs move by move, with the solver's verdict on
+//! every move ([`connect4::search::verdict`], the grader's own).
+//!
+//! The page (HTML, CSS and a JavaScript module) is embedded in the binary
+//! and loads nothing from elsewhere. The server binds to loopback unless
+//! told otherwise, answers only GET, reads nothing but the logs it was
+//! given, bounds the work a request may cause (a time cap per position, a
+//! cache of verdicts per game), and answers each request on one of a fixed
+//! number of threads.
+
+mod analysis;
+mod replay;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+
+use replay::Library;
+
+/// Arguments of `serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A game log to replay (repeatable): match, tournament, grading and
+    /// experiment logs.
+    #[arg(long)]
+    pub log: Vec<PathBuf>,
+    /// The port (0: a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The address to listen on; loopback unless told otherwise.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub host: IpAddr,
+}
+
+/// Threads answering requests.
+const WORKERS: usize = 4;
+
+/// Serves until killed.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let library = Arc::new(Library::load(&args.log)?);
+    let server = tiny_http::Server::http(SocketAddr::new(args.host, args.port))
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("listening on {}:{}", args.host, args.port))?;
+    let address = server
+        .server_addr()
+        .to_ip()
+        .context("the server's address")?;
+    println!("serving on http://{address}/ (Ctrl-C to stop)");
+    let server = Arc::new(server);
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, library) = (Arc::clone(&server), Arc::clone(&library));
+            std::thread::spawn(move || {
+                for request in server.incoming_requests() {
+                    answer(request, &library);
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().ok();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The embedded page's files: path, content type, body.
+const PAGE: [(&str, &str, &str); 3] = [
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("page/index.html"),
+    ),
+    (
+        "/app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/app.js"),
+    ),
+    (
+        "/style.css",
+        "text/css; charset=utf-8",
+        include_str!("page/style.css"),
+    ),
+];
+
+/// Answers one request.
+fn answer(request: tiny_http::Request, library: &Library) {
+    let (status, content_type, body) = route(request.method(), request.url(), library);
+    let header = |name: &str, value: &str| {
+        tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+    };
+    let response = tiny_http::Response::from_string(body)
+        .with_status_code(status)
+        .with_header(header("Content-Type", content_type))
+        .with_header(header("X-Content-Type-Options", "nosniff"))
+        .with_header(header(
+            "Content-Security-Policy",
+            "default-src 'self'; object-src 'none'; frame-ancestors 'none'",
+        ))
+        .with_header(header("Cache-Control", "no-store"));
+    request.respond(response).ok();
+}
+
+/// Status, content type and body for a request.
+fn route(method: &tiny_http::Method, url: &str, library: &Library) -> (u16, &'static str, String) {
+    const JSON: &str = "application/json";
+    if *method != tiny_http::Method::Get {
+        return (405, JSON, error("only GET is answered"));
+    }
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    if let Some((_, kind, body)) = PAGE.iter().find(|(p, _, _)| *p == path) {
+        return (200, kind, (*body).to_string());
+    }
+    let reply = match path {
+        "/api/analyse" => param(query, "pos").and_then(|pos| analysis::analyse(&pos)),
+        "/api/games" => Ok(library.list()),
+        "/api/game" => game_params(query).and_then(|(log, game)| library.game(log, game)),
+        _ => return (404, JSON, error(&format!("no page {}", shorten(path)))),
+    };
+    match reply {
+        Ok(value) => (200, JSON, value.to_string()),
+        Err(why) => (400, JSON, error(&why)),
+    }
+}
+
+/// `{"error": why}`.
+fn error(why: &str) -> String {
+    json!({ "error": why }).to_string()
+}
+
+/// A path or value cut short for a message.
+fn shorten(text: &str) -> String {
+    connect4::protocol::lines::shorten(text, 60)
+}
+
+/// The value of `name` in a query string (`a=1&b=2`), percent-decoded.
+fn param(query: &str, name: &str) -> Result<String, String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| decode(v))
+        .ok_or_else(|| format!("the request has no '{name}'"))
+}
+
+/// `log` and `game` of a query, as numbers.
+fn game_params(query: &str) -> Result<(usize, u64), String> {
+    let number = |name: &str| -> Result<u64, String> {
+        let text = param(query, name)?;
+        text.parse()
+            .map_err(|_| format!("{name} = '{}': expected a number", shorten(&text)))
+    };
+    Ok((number("log")? as usize, number("game")?))
+}
+
+/// `text` with `%XX` and `+` decoded (bytes that are not UTF-8 replaced).
+fn decode(text: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%' && i + 2 < bytes.len())
+            .then(|| Some(hex(bytes[i + 1])? * 16 + hex(bytes[i + 2])?))
+            .flatten();
+        match (escaped, bytes[i]) {
+            (Some(b), _) => {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+            (None, b'+') => out.push(b' '),
+            (None, b) => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A JSON value, for the handlers.
+pub(crate) type Reply = Result<Value, String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_are_read_and_bad_ones_named() {
+        assert_eq!(param("pos=4453&x=1", "pos").unwrap(), "4453");
+        assert_eq!(param("pos=%34%34", "pos").unwrap(), "44");
+        assert!(param("x=1", "pos").unwrap_err().contains("'pos'"));
+        assert_eq!(decode("%zz%4"), "%zz%4");
+        assert_eq!(decode("%é%41"), "%éA");
+        assert!(game_params("log=0&game=abc").unwrap_err().contains("'abc'"));
+        let library = Library::load(&[]).unwrap();
+        let (status, _, body) = route(&tiny_http::Method::Post, "/", &library);
+        assert_eq!(status, 405, "{body}");
+        let (status, _, body) = route(&tiny_http::Method::Get, "/../etc/passwd", &library);
+        assert_eq!(status, 404, "{body}");
+        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyse?pos=48", &library);
+        assert_eq!(status, 400);
+        assert!(body.contains("'8'"), "{body}");
+    }
+}

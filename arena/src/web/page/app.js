@@ -1,0 +1,276 @@
+// The page of `connect4-arena serve`: play and analyse a position, replay
+// the games of the logs with the solver's verdict on every move. Columns
+// are numbered 1 to 7 as in the command line's move strings.
+
+const COLUMNS = 7;
+const ROWS = 6;
+
+/** A position from a move string: `cells[column]` lists its stones, 1 or 2. */
+function stones(moves, columns = COLUMNS) {
+  const cells = Array.from({ length: columns }, () => []);
+  [...moves].forEach((ch, i) => cells[Number(ch) - 1].push(i % 2 === 0 ? 1 : 2));
+  return cells;
+}
+
+/** Draws `moves` on `board` (a .board element); `onColumn` makes it playable. */
+function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } = {}) {
+  board.style.setProperty("--columns", columns);
+  const cells = stones(moves, columns);
+  const last = moves.length ? Number(moves[moves.length - 1]) - 1 : -1;
+  board.replaceChildren();
+  for (let r = rows - 1; r >= 0; r--) {
+    for (let c = 0; c < columns; c++) {
+      const cell = document.createElement("div");
+      const who = cells[c][r];
+      cell.className = "cell" + (who ? ` p${who}` : "");
+      if (c === last && r === cells[c].length - 1) cell.classList.add("last");
+      cell.dataset.column = String(c + 1);
+      if (onColumn) cell.addEventListener("click", () => onColumn(c + 1));
+      board.append(cell);
+    }
+  }
+}
+
+async function getJson(url) {
+  const reply = await fetch(url);
+  const body = await reply.json();
+  if (!reply.ok) throw new Error(body.error || reply.statusText);
+  return body;
+}
+
+// ---- Play and analyse -------------------------------------------------
+
+const play = { moves: "", redo: [], analysed: null };
+
+function playable(moves, column) {
+  return stones(moves)[column - 1].length < ROWS && !over(moves);
+}
+
+/** Whether the game of `moves` has ended (a line of four or a full board). */
+function over(moves) {
+  const cells = stones(moves);
+  const at = (c, r) => (c >= 0 && c < COLUMNS && r >= 0 ? cells[c][r] : undefined);
+  for (let c = 0; c < COLUMNS; c++) {
+    for (let r = 0; r < cells[c].length; r++) {
+      const who = cells[c][r];
+      for (const [dc, dr] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+        if ([1, 2, 3].every((k) => at(c + k * dc, r + k * dr) === who)) return `${who}`;
+      }
+    }
+  }
+  return moves.length === COLUMNS * ROWS ? "draw" : null;
+}
+
+function showPlay() {
+  draw(document.getElementById("board"), play.moves, { onColumn: playColumn });
+  const ended = over(play.moves);
+  const status = document.getElementById("status");
+  if (ended === "draw") status.textContent = "Draw: the board is full.";
+  else if (ended) status.textContent = `${ended === "1" ? "Red (first)" : "Yellow (second)"} wins.`;
+  else status.textContent = `${play.moves.length % 2 === 0 ? "Red (first)" : "Yellow (second)"} to move` +
+    (play.moves ? ` after ${play.moves}` : " on the empty board") + ".";
+  const url = new URL(window.location);
+  if (play.moves) url.searchParams.set("pos", play.moves);
+  else url.searchParams.delete("pos");
+  window.history.replaceState(null, "", url);
+  showScores();
+}
+
+function playColumn(column) {
+  if (!playable(play.moves, column)) return;
+  play.moves += String(column);
+  play.redo = [];
+  showPlay();
+}
+
+async function showScores() {
+  const scores = document.getElementById("scores");
+  scores.style.setProperty("--columns", COLUMNS);
+  scores.replaceChildren();
+  if (!document.getElementById("solution").checked || over(play.moves)) return;
+  const asked = play.moves;
+  scores.textContent = "solving...";
+  try {
+    const a = await getJson(`/api/analyse?pos=${encodeURIComponent(asked)}`);
+    if (asked !== play.moves) return;
+    scores.replaceChildren(...a.columns.map((c) => {
+      const span = document.createElement("span");
+      span.dataset.column = String(c.column + 1);
+      if (!c.playable) span.textContent = "";
+      else if (!c.proven) { span.textContent = "?"; span.className = "unproven"; span.title = "not proven within a second"; }
+      else {
+        span.textContent = String(c.score);
+        span.className = c.score > 0 ? "win" : c.score < 0 ? "loss" : "draw";
+      }
+      return span;
+    }));
+  } catch (e) {
+    scores.textContent = e.message;
+  }
+}
+
+function setupPlay() {
+  const pos = new URL(window.location).searchParams.get("pos") || "";
+  play.moves = /^[1-7]*$/.test(pos) ? pos : "";
+  for (let i = 0; i < play.moves.length; i++) {
+    if (!playable(play.moves.slice(0, i), Number(play.moves[i]))) { play.moves = play.moves.slice(0, i); break; }
+  }
+  document.getElementById("new").onclick = () => { play.moves = ""; play.redo = []; showPlay(); };
+  document.getElementById("undo").onclick = undo;
+  document.getElementById("redo").onclick = redo;
+  document.getElementById("solution").onchange = showScores;
+  showPlay();
+}
+
+function undo() {
+  if (!play.moves) return;
+  play.redo.push(play.moves.slice(-1));
+  play.moves = play.moves.slice(0, -1);
+  showPlay();
+}
+
+function redo() {
+  if (!play.redo.length) return;
+  play.moves += play.redo.pop();
+  showPlay();
+}
+
+// ---- Replay -------------------------------------------------------------
+
+const replay = { game: null, ply: 0, list: [] };
+
+async function setupReplay() {
+  const { logs } = await getJson("/api/games");
+  replay.list = logs;
+  document.getElementById("filter").oninput = listGames;
+  listGames();
+  for (const [id, step] of [["start", () => 0], ["back", (p) => p - 1], ["forward", (p) => p + 1], ["end", () => Infinity]]) {
+    document.getElementById(id).onclick = () => goTo(step(replay.ply));
+  }
+}
+
+function listGames() {
+  const words = document.getElementById("filter").value.trim().toLowerCase();
+  const list = document.getElementById("games");
+  list.replaceChildren();
+  for (const log of replay.list) {
+    const head = document.createElement("li");
+    head.className = "log";
+    head.textContent = log.name;
+    list.append(head);
+    for (const g of log.games) {
+      const text = `game ${g.game}: ${g.first} vs ${g.second}, ${g.result} (${g.reason})`;
+      if (words && !text.toLowerCase().includes(words)) continue;
+      const item = document.createElement("li");
+      item.textContent = text;
+      item.dataset.log = log.log;
+      item.dataset.game = g.game;
+      item.onclick = () => openGame(log.log, g.game, item);
+      list.append(item);
+    }
+  }
+}
+
+async function openGame(log, game, item) {
+  document.querySelectorAll("#games li.chosen").forEach((li) => li.classList.remove("chosen"));
+  item.classList.add("chosen");
+  const title = document.getElementById("game-title");
+  title.textContent = "judging every move...";
+  try {
+    replay.game = await getJson(`/api/game?log=${log}&game=${game}`);
+  } catch (e) {
+    title.textContent = e.message;
+    return;
+  }
+  const g = replay.game;
+  title.textContent = `Game ${g.game}: ${g.first} (red, first) vs ${g.second} (yellow, second): ${g.result}, ${g.reason}` +
+    (g.detail ? ` (${g.detail})` : "");
+  listMoves();
+  goTo(Infinity);
+}
+
+/** Words for a verdict: kept, lost (and the move that kept it), or unknown. */
+function said(v) {
+  if (!v.before || !v.after) return "not proven in time";
+  if (v.before === v.after) return v.before === "loss" ? "a lost position either way" : `kept the ${v.before}`;
+  const kept = v.keeping === null || v.keeping === undefined ? "" : `; ${v.keeping + 1} kept it`;
+  return `${v.before} to ${v.after}${kept}`;
+}
+
+function verdictClass(v) {
+  if (!v.before || !v.after) return "unknown";
+  return v.before === v.after ? "kept" : "lost";
+}
+
+function listMoves() {
+  const g = replay.game;
+  const list = document.getElementById("moves");
+  list.replaceChildren(...g.verdicts.map((v) => {
+    const li = document.createElement("li");
+    const who = v.ply % 2 === 0 ? g.first : g.second;
+    li.textContent = `${who} plays ${v.column + 1}: ${v.ply < g.opening ? "the opening" : said(v)}`;
+    li.className = v.ply < g.opening ? "opening" : verdictClass(v);
+    if (g.first_lost.includes(v.ply)) li.classList.add("first-lost");
+    li.dataset.ply = String(v.ply);
+    li.onclick = () => goTo(v.ply + 1);
+    return li;
+  }));
+}
+
+function goTo(ply) {
+  const g = replay.game;
+  if (!g) return;
+  replay.ply = Math.max(0, Math.min(ply, g.moves.length));
+  const moves = g.moves.slice(0, replay.ply).map((c) => String(c + 1)).join("");
+  draw(document.getElementById("replay-board"), moves, { columns: g.columns, rows: g.rows });
+  document.getElementById("ply").textContent = `move ${replay.ply} of ${g.moves.length}`;
+  document.querySelectorAll("#moves li").forEach((li) =>
+    li.classList.toggle("now", Number(li.dataset.ply) === replay.ply - 1));
+  const v = g.verdicts[replay.ply - 1];
+  document.getElementById("verdict").textContent = v
+    ? `Move ${replay.ply}, column ${v.column + 1}: ${said(v)}.` : "The starting position.";
+  strip();
+}
+
+/** The value for the first player after each move: red won, yellow won, draw. */
+function strip() {
+  const g = replay.game;
+  const cells = g.verdicts.map((v, i) => {
+    const span = document.createElement("span");
+    const mover = v.after;
+    const forFirst = !mover ? null : v.ply % 2 === 0 ? mover : { win: "loss", loss: "win", draw: "draw" }[mover];
+    if (forFirst) span.className = forFirst;
+    if (i === replay.ply - 1) span.classList.add("now");
+    span.title = `after move ${i + 1}: ${forFirst ? `a ${forFirst} for red` : "not proven"}`;
+    return span;
+  });
+  document.getElementById("strip").replaceChildren(...cells);
+}
+
+// ---- Tabs and keys --------------------------------------------------------
+
+function show(view) {
+  for (const name of ["play", "replay"]) {
+    document.getElementById(name).hidden = name !== view;
+    document.getElementById(`tab-${name}`).setAttribute("aria-pressed", String(name === view));
+  }
+}
+
+document.addEventListener("keydown", (e) => {
+  if (e.target instanceof HTMLInputElement && e.target.type !== "checkbox") return;
+  if (!document.getElementById("play").hidden) {
+    if (/^[1-7]$/.test(e.key)) playColumn(Number(e.key));
+    else if (e.key === "z") undo();
+    else if (e.key === "y") redo();
+    else if (e.key === "s") { const box = document.getElementById("solution"); box.checked = !box.checked; showScores(); }
+  } else {
+    const steps = { ArrowLeft: replay.ply - 1, ArrowRight: replay.ply + 1, Home: 0, End: Infinity };
+    if (e.key in steps) { goTo(steps[e.key]); e.preventDefault(); }
+  }
+});
+
+document.getElementById("tab-play").onclick = () => show("play");
+document.getElementById("tab-replay").onclick = () => show("replay");
+setupPlay();
+setupReplay().catch((e) => { document.getElementById("game-title").textContent = e.message; });
+if (new URL(window.location).searchParams.get("view") === "replay") show("replay");

@@ -1,0 +1,134 @@
+//! The games of the logs given to `serve`: a list to choose from, and each
+//! game move by move with the solver's verdict on every move, computed once
+//! per game and kept.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Result;
+use connect4::book::Book;
+use connect4::search::verdict::{Judge, first_lost};
+use connect4::{Game, Rules};
+use serde_json::{Value, json};
+
+use super::Reply;
+use crate::log::GameLine;
+
+/// The solver's time for one position of a replayed game.
+const POSITION_CAP: Duration = Duration::from_secs(2);
+/// The solver's time for one game.
+const GAME_CAP: Duration = Duration::from_secs(20);
+/// Games whose verdicts are kept at most (then the cache starts again).
+const CACHED: usize = 2000;
+
+/// The logs, and the verdicts computed so far.
+pub struct Library {
+    logs: Vec<(PathBuf, Vec<GameLine>)>,
+    judge: Mutex<Judge>,
+    cache: Mutex<HashMap<(usize, u64), Value>>,
+}
+
+impl Library {
+    /// Reads every log in `paths` (a missing one is an error here: the
+    /// page would show nothing of it).
+    pub fn load(paths: &[PathBuf]) -> Result<Library> {
+        let mut logs = Vec::new();
+        for path in paths {
+            if !path.exists() {
+                anyhow::bail!("--log {}: no such file", path.display());
+            }
+            logs.push((path.clone(), crate::log::read(path)?));
+        }
+        Ok(Library {
+            logs,
+            judge: Mutex::new(Judge::new(
+                64,
+                Some(Book::shipped()),
+                POSITION_CAP,
+                GAME_CAP,
+            )),
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Every log's games, for the list.
+    pub fn list(&self) -> Value {
+        let logs: Vec<Value> = self
+            .logs
+            .iter()
+            .enumerate()
+            .map(|(i, (path, games))| {
+                let games: Vec<Value> = games
+                    .iter()
+                    .map(|g| {
+                        json!({
+                            "game": g.game, "first": g.first, "second": g.second,
+                            "result": g.result, "reason": g.reason, "moves": g.moves.len(),
+                        })
+                    })
+                    .collect();
+                json!({ "log": i, "name": path.display().to_string(), "games": games })
+            })
+            .collect();
+        json!({ "logs": logs })
+    }
+
+    /// Game `game` of log `log`, with its verdicts.
+    pub fn game(&self, log: usize, game: u64) -> Reply {
+        let (_, games) = self
+            .logs
+            .get(log)
+            .ok_or_else(|| format!("log {log}: there are {} logs", self.logs.len()))?;
+        let line = games
+            .iter()
+            .find(|g| g.game == game)
+            .ok_or_else(|| format!("log {log} has no game {game}"))?;
+        if let Some(v) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(log, game))
+        {
+            return Ok(v.clone());
+        }
+        let value = self.judged(line)?;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= CACHED {
+            cache.clear();
+        }
+        cache.insert((log, game), value.clone());
+        Ok(value)
+    }
+
+    /// A game's line with the solver's verdict on each move.
+    fn judged(&self, line: &GameLine) -> Reply {
+        let rules: Rules = line
+            .rules
+            .parse()
+            .map_err(|e| format!("game {}: rules '{}': {e}", line.game, line.rules))?;
+        let game = Game::from_move_string(rules, &line.moves)
+            .map_err(|e| format!("game {}: {e}", line.game))?;
+        let moves = game.moves().to_vec();
+        let verdicts = self
+            .judge
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .game(rules, &moves);
+        // The opening's moves are no player's: the first lost value of
+        // each side is looked for after them.
+        let played = &verdicts[line.opening.len().min(verdicts.len())..];
+        let first_lost: Vec<Option<u32>> = [true, false]
+            .iter()
+            .map(|&first| first_lost(played, first).map(|v| v.ply))
+            .collect();
+        Ok(json!({
+            "game": line.game, "first": line.first, "second": line.second,
+            "rules": line.rules, "columns": rules.columns(), "rows": rules.rows(),
+            "opening": line.opening.len(), "moves": moves, "result": line.result,
+            "reason": line.reason, "detail": line.detail,
+            "verdicts": verdicts, "first_lost": first_lost,
+        }))
+    }
+}
