@@ -38,7 +38,8 @@ def server(tmp_path_factory):
         capture_output=True, text=True, timeout=300,
     )
     assert played.returncode == 0, played.stderr
-    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0"],
+    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0",
+                             "--engine", "name=greedy,cmd=self,option.agent=greedy,movetime=200"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     assert line.startswith("serving on http://127.0.0.1:"), line
@@ -78,6 +79,23 @@ def test_a_position_from_the_address_is_solved_and_played(server, browser):
     page.close()
 
 
+def test_an_engine_given_at_start_plays_a_side(server, browser):
+    url, _ = server
+    page = browser.new_page()
+    page.goto(url)
+    sync_api.expect(page.locator("#seat-2 option")).to_have_count(2)
+    page.select_option("#seat-2", label="greedy")
+    page.locator("#board .cell[data-column='1']").first.click()
+    sync_api.expect(page.locator("#board .cell.p2")).to_have_count(1)
+    pos = page.url.split("pos=")[1]
+    assert len(pos) == 2 and pos[0] == "1", page.url
+    # The engine's side cannot be played by clicks.
+    page.locator("#board .cell[data-column='7']").first.click()
+    sync_api.expect(page.locator("#board .cell.p1")).to_have_count(2)
+    sync_api.expect(page.locator("#board .cell.p2")).to_have_count(2)
+    page.close()
+
+
 def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
     url, games = server
     # The log holds games as they ended, not in order.
@@ -91,7 +109,9 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
     expected = json.loads(urllib.request.urlopen(url + "api/game?log=0&game=1").read())
     for i, v in enumerate(expected["verdicts"]):
         classes = listed.nth(i).get_attribute("class")
-        if v["before"] and v["after"]:
+        if i < expected["opening"]:
+            assert "opening" in classes
+        elif v["before"] and v["after"]:
             assert ("lost" in classes) == (v["before"] != v["after"]), (i, v, classes)
     assert page.inner_text("#ply") == f"move {len(moves)} of {len(moves)}"
     page.keyboard.press("Home")
@@ -106,7 +126,8 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
 def test_the_server_answers_only_what_it_should(server):
     url, _ = server
     for path, status in [("api/analyse?pos=48", 400), ("../../etc/passwd", 404),
-                         ("api/game?log=9&game=1", 400), ("api/game?log=0&game=x", 400)]:
+                         ("api/game?log=9&game=1", 400), ("api/game?log=0&game=x", 400),
+                         ("api/move?engine=5&pos=4", 400), ("api/move?engine=0&pos=4455667", 400)]:
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(url + path)
         assert e.value.code == status, path

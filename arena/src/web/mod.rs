@@ -12,6 +12,7 @@
 //! number of threads.
 
 mod analysis;
+mod players;
 mod replay;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -22,7 +23,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
+use players::Players;
 use replay::Library;
+
+use crate::spec::EngineSpec;
 
 /// Arguments of `serve`.
 #[derive(clap::Args)]
@@ -31,6 +35,10 @@ pub struct Args {
     /// experiment logs.
     #[arg(long)]
     pub log: Vec<PathBuf>,
+    /// An engine the page may have play either side (repeatable); without
+    /// a limit of its own it gets a second a move.
+    #[arg(long)]
+    pub engine: Vec<EngineSpec>,
     /// The port (0: a free one).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
@@ -39,12 +47,21 @@ pub struct Args {
     pub host: IpAddr,
 }
 
+/// What the requests read: the logs' games and the engines.
+struct State {
+    library: Library,
+    players: Players,
+}
+
 /// Threads answering requests.
 const WORKERS: usize = 4;
 
 /// Serves until killed.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    let library = Arc::new(Library::load(&args.log)?);
+    let state = Arc::new(State {
+        library: Library::load(&args.log)?,
+        players: Players::new(&args.engine),
+    });
     let server = tiny_http::Server::http(SocketAddr::new(args.host, args.port))
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("listening on {}:{}", args.host, args.port))?;
@@ -56,10 +73,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let server = Arc::new(server);
     let workers: Vec<_> = (0..WORKERS)
         .map(|_| {
-            let (server, library) = (Arc::clone(&server), Arc::clone(&library));
+            let (server, state) = (Arc::clone(&server), Arc::clone(&state));
             std::thread::spawn(move || {
                 for request in server.incoming_requests() {
-                    answer(request, &library);
+                    answer(request, &state);
                 }
             })
         })
@@ -90,8 +107,8 @@ const PAGE: [(&str, &str, &str); 3] = [
 ];
 
 /// Answers one request.
-fn answer(request: tiny_http::Request, library: &Library) {
-    let (status, content_type, body) = route(request.method(), request.url(), library);
+fn answer(request: tiny_http::Request, state: &State) {
+    let (status, content_type, body) = route(request.method(), request.url(), state);
     let header = |name: &str, value: &str| {
         tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
     };
@@ -108,7 +125,7 @@ fn answer(request: tiny_http::Request, library: &Library) {
 }
 
 /// Status, content type and body for a request.
-fn route(method: &tiny_http::Method, url: &str, library: &Library) -> (u16, &'static str, String) {
+fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static str, String) {
     const JSON: &str = "application/json";
     if *method != tiny_http::Method::Get {
         return (405, JSON, error("only GET is answered"));
@@ -119,8 +136,10 @@ fn route(method: &tiny_http::Method, url: &str, library: &Library) -> (u16, &'st
     }
     let reply = match path {
         "/api/analyse" => param(query, "pos").and_then(|pos| analysis::analyse(&pos)),
-        "/api/games" => Ok(library.list()),
-        "/api/game" => game_params(query).and_then(|(log, game)| library.game(log, game)),
+        "/api/games" => Ok(state.library.list()),
+        "/api/game" => game_params(query).and_then(|(log, game)| state.library.game(log, game)),
+        "/api/engines" => Ok(state.players.list()),
+        "/api/move" => move_params(query).and_then(|(i, pos)| state.players.play(i, &pos)),
         _ => return (404, JSON, error(&format!("no page {}", shorten(path)))),
     };
     match reply {
@@ -157,6 +176,15 @@ fn game_params(query: &str) -> Result<(usize, u64), String> {
             .map_err(|_| format!("{name} = '{}': expected a number", shorten(&text)))
     };
     Ok((number("log")? as usize, number("game")?))
+}
+
+/// `engine` (a number) and `pos` of a query.
+fn move_params(query: &str) -> Result<(usize, String), String> {
+    let text = param(query, "engine")?;
+    let index = text
+        .parse()
+        .map_err(|_| format!("engine = '{}': expected a number", shorten(&text)))?;
+    Ok((index, param(query, "pos")?))
 }
 
 /// `text` with `%XX` and `+` decoded (bytes that are not UTF-8 replaced).
@@ -198,12 +226,18 @@ mod tests {
         assert_eq!(decode("%zz%4"), "%zz%4");
         assert_eq!(decode("%é%41"), "%éA");
         assert!(game_params("log=0&game=abc").unwrap_err().contains("'abc'"));
-        let library = Library::load(&[]).unwrap();
-        let (status, _, body) = route(&tiny_http::Method::Post, "/", &library);
+        let state = State {
+            library: Library::load(&[]).unwrap(),
+            players: Players::new(&[]),
+        };
+        let (status, _, body) = route(&tiny_http::Method::Post, "/", &state);
         assert_eq!(status, 405, "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/../etc/passwd", &library);
+        let (status, _, body) = route(&tiny_http::Method::Get, "/../etc/passwd", &state);
         assert_eq!(status, 404, "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyse?pos=48", &library);
+        let (status, _, body) = route(&tiny_http::Method::Get, "/api/move?engine=0&pos=4", &state);
+        assert_eq!(status, 400);
+        assert!(body.contains("0 engine(s) were given"), "{body}");
+        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyse?pos=48", &state);
         assert_eq!(status, 400);
         assert!(body.contains("'8'"), "{body}");
     }

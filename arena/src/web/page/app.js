@@ -40,7 +40,7 @@ async function getJson(url) {
 
 // ---- Play and analyse -------------------------------------------------
 
-const play = { moves: "", redo: [], analysed: null };
+const play = { moves: "", redo: [], thinking: false };
 
 function playable(moves, column) {
   return stones(moves)[column - 1].length < ROWS && !over(moves);
@@ -74,10 +74,35 @@ function showPlay() {
   else url.searchParams.delete("pos");
   window.history.replaceState(null, "", url);
   showScores();
+  engineMove();
 }
 
-function playColumn(column) {
-  if (!playable(play.moves, column)) return;
+/** The engine chosen for the side to move, if any (its index). */
+function engineToMove() {
+  const seat = document.getElementById(`seat-${play.moves.length % 2 === 0 ? 1 : 2}`);
+  return seat.value === "" ? null : seat.value;
+}
+
+/** Lets the engine of the side to move play, one request at a time. */
+async function engineMove() {
+  const engine = engineToMove();
+  if (engine === null || play.thinking || over(play.moves)) return;
+  play.thinking = true;
+  const asked = play.moves;
+  const status = document.getElementById("status");
+  status.textContent += " The engine is thinking...";
+  try {
+    const m = await getJson(`/api/move?engine=${engine}&pos=${encodeURIComponent(asked)}`);
+    play.thinking = false;
+    if (asked === play.moves && engineToMove() === engine) playColumn(m.column, true);
+  } catch (e) {
+    play.thinking = false;
+    status.textContent = e.message;
+  }
+}
+
+function playColumn(column, byEngine = false) {
+  if (!playable(play.moves, column) || (!byEngine && (play.thinking || engineToMove() !== null))) return;
   play.moves += String(column);
   play.redo = [];
   showPlay();
@@ -119,6 +144,13 @@ function setupPlay() {
   document.getElementById("undo").onclick = undo;
   document.getElementById("redo").onclick = redo;
   document.getElementById("solution").onchange = showScores;
+  getJson("/api/engines").then(({ engines }) => {
+    for (const id of ["seat-1", "seat-2"]) {
+      const select = document.getElementById(id);
+      engines.forEach((name, i) => select.append(new Option(name, String(i))));
+      select.onchange = engineMove;
+    }
+  });
   showPlay();
 }
 
