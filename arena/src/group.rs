@@ -6,6 +6,18 @@
 
 use std::process::{Child, Command};
 
+/// Resource limits of each process of a session (the process count is the
+/// user's), set between fork and exec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceLimits {
+    /// Address space, in bytes.
+    pub memory_bytes: u64,
+    /// Processes and threads of the user.
+    pub processes: u64,
+    /// Largest file written, in bytes.
+    pub file_bytes: u64,
+}
+
 /// Makes `command` start in a new process group of its own, and on Linux
 /// asks for SIGKILL when the thread that started it ends.
 pub fn own_group(command: &mut Command) {
@@ -40,14 +52,14 @@ fn parent_death_signal(command: &mut std::process::Command) {
 /// group of its own, and without the arena's controlling terminal) under
 /// `limits`, with the same parent-death signal as [`own_group`]. A limited
 /// program is also the first the out-of-memory killer takes.
-pub fn own_session(command: &mut Command, limits: Option<crate::sandbox::ResourceLimits>) {
+pub fn own_session(command: &mut Command, limits: Option<ResourceLimits>) {
     session_and_limits(command, limits);
     #[cfg(target_os = "linux")]
     parent_death_signal(command);
 }
 
 #[allow(unsafe_code)]
-fn session_and_limits(command: &mut Command, limits: Option<crate::sandbox::ResourceLimits>) {
+fn session_and_limits(command: &mut Command, limits: Option<ResourceLimits>) {
     use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the child between fork and exec (after
     // the user is changed); setsid and setrlimit are system calls that

@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::group::ResourceLimits;
+
 /// What is wrong when a sandbox cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -62,17 +64,6 @@ impl Account {
             .next()
             .ok_or_else(|| SandboxError::NoUser(name.to_string()))
     }
-}
-
-/// Resource limits of each process (the process count is the user's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResourceLimits {
-    /// Address space, in bytes.
-    pub memory_bytes: u64,
-    /// Processes and threads of the user.
-    pub processes: u64,
-    /// Largest file written, in bytes.
-    pub file_bytes: u64,
 }
 
 /// How to start a program apart from the arena.

@@ -18,7 +18,7 @@
 
 /// What a stored value says about the true (depth-limited) value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum BoundKind {
     /// At least the value.
     Lower = 1,
     /// At most the value.
@@ -33,7 +33,7 @@ pub struct Entry {
     /// Depth searched.
     pub depth: u32,
     /// Bound kind.
-    pub kind: Kind,
+    pub kind: BoundKind,
     /// The value (scaled search units).
     pub value: i32,
     /// Best column (0-based), if known.
@@ -84,9 +84,9 @@ impl DepthTable {
             return None;
         }
         let kind = match (data >> 24) & 0xff {
-            1 => Kind::Lower,
-            2 => Kind::Upper,
-            _ => Kind::Exact,
+            1 => BoundKind::Lower,
+            2 => BoundKind::Upper,
+            _ => BoundKind::Exact,
         };
         let best = ((data >> 16) & 0xff) as u32;
         Some(Entry {
@@ -119,7 +119,7 @@ mod tests {
         let mut t = DepthTable::try_with_mebibytes(1).unwrap();
         let e = Entry {
             depth: 7,
-            kind: Kind::Upper,
+            kind: BoundKind::Upper,
             value: -1234,
             best: Some(3),
         };

@@ -31,7 +31,7 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::score;
 use crate::score::Outcome;
-use crate::search::depth_table::{DepthTable, Entry, Kind};
+use crate::search::depth_table::{BoundKind, DepthTable, Entry};
 use crate::search::heuristic;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, centre_first, first_in_order};
@@ -467,7 +467,7 @@ impl Searcher {
             p.key(),
             Entry {
                 depth,
-                kind: Kind::Exact,
+                kind: BoundKind::Exact,
                 value: best.1,
                 best: Some(best.0),
             },
@@ -519,9 +519,9 @@ impl Searcher {
             hint = e.best;
             if e.depth >= depth {
                 match e.kind {
-                    Kind::Exact => return e.value,
-                    Kind::Lower => alpha = alpha.max(e.value),
-                    Kind::Upper => beta = beta.min(e.value),
+                    BoundKind::Exact => return e.value,
+                    BoundKind::Lower => alpha = alpha.max(e.value),
+                    BoundKind::Upper => beta = beta.min(e.value),
                 }
                 if alpha >= beta {
                     return e.value;
@@ -555,11 +555,11 @@ impl Searcher {
         let best = best.clamp(low, high);
         // Step 6. Store what the searched window says about the value.
         let kind = if best <= alpha_in {
-            Kind::Upper
+            BoundKind::Upper
         } else if best >= beta_in {
-            Kind::Lower
+            BoundKind::Lower
         } else {
-            Kind::Exact
+            BoundKind::Exact
         };
         self.table.put(
             key,

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use zip::write::SimpleFileOptions;
 
-use super::config::{Config, DEFAULT_TESTS, Kind};
+use super::config::{Config, DEFAULT_TESTS, SubmissionKind};
 
 /// Arguments of `autograder`.
 #[derive(clap::Args)]
@@ -29,7 +29,7 @@ pub struct Args {
     /// What students submit: engine, policy or kaggle (the config's kind
     /// when a config is given).
     #[arg(long, required_unless_present = "config")]
-    pub kind: Option<Kind>,
+    pub kind: Option<SubmissionKind>,
     /// The grading config (TOML; see docs/grading.md); default: the kind's
     /// standard tests.
     #[arg(long)]
@@ -224,7 +224,7 @@ fn check_includes(folders: &[PathBuf]) -> Result<Vec<(String, PathBuf)>> {
 
 /// The config to bundle and its kind: the file given (checked), or the
 /// kind's defaults with the included folders on the import path.
-fn config_text(args: &Args, includes: &[(String, PathBuf)]) -> Result<(String, Kind)> {
+fn config_text(args: &Args, includes: &[(String, PathBuf)]) -> Result<(String, SubmissionKind)> {
     match &args.config {
         Some(path) => {
             let config = Config::load(path)?;
@@ -251,7 +251,7 @@ fn config_text(args: &Args, includes: &[(String, PathBuf)]) -> Result<(String, K
                 kind.name(),
                 kind.name()
             );
-            if kind != Kind::Engine && !includes.is_empty() {
+            if kind != SubmissionKind::Engine && !includes.is_empty() {
                 let mut paths = vec!["\"include\"".to_string()];
                 paths.extend(includes.iter().map(|(n, _)| format!("\"include/{n}\"")));
                 text.push_str(&format!("python_path = [{}]\n", paths.join(", ")));

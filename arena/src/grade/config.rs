@@ -44,7 +44,7 @@ pub enum ConfigError {
 /// What students submit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Kind {
+pub enum SubmissionKind {
     /// A program speaking the connect4 protocol.
     #[default]
     Engine,
@@ -54,22 +54,22 @@ pub enum Kind {
     Kaggle,
 }
 
-impl Kind {
+impl SubmissionKind {
     /// The kind's name in configs and on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Engine => "engine",
-            Kind::Policy => "policy",
-            Kind::Kaggle => "kaggle",
+            SubmissionKind::Engine => "engine",
+            SubmissionKind::Policy => "policy",
+            SubmissionKind::Kaggle => "kaggle",
         }
     }
 
     /// The file in the submission graded when the config names none.
     pub fn default_executable(self) -> &'static str {
         match self {
-            Kind::Engine => "engine",
-            Kind::Policy => "policy.py",
-            Kind::Kaggle => "main.py",
+            SubmissionKind::Engine => "engine",
+            SubmissionKind::Policy => "policy.py",
+            SubmissionKind::Kaggle => "main.py",
         }
     }
 
@@ -77,9 +77,9 @@ impl Kind {
     /// for engines).
     fn bridge_module(self) -> Option<&'static str> {
         match self {
-            Kind::Engine => None,
-            Kind::Policy => Some("c4bridge.policy"),
-            Kind::Kaggle => Some("c4bridge.kaggle"),
+            SubmissionKind::Engine => None,
+            SubmissionKind::Policy => Some("c4bridge.policy"),
+            SubmissionKind::Kaggle => Some("c4bridge.kaggle"),
         }
     }
 
@@ -87,20 +87,20 @@ impl Kind {
     /// course policies are not tuned for speed.
     fn default_move_ms(self) -> u64 {
         match self {
-            Kind::Engine => 100,
-            Kind::Policy | Kind::Kaggle => 1000,
+            SubmissionKind::Engine => 100,
+            SubmissionKind::Policy | SubmissionKind::Kaggle => 1000,
         }
     }
 }
 
-impl std::str::FromStr for Kind {
+impl std::str::FromStr for SubmissionKind {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Kind, String> {
+    fn from_str(s: &str) -> Result<SubmissionKind, String> {
         match s {
-            "engine" => Ok(Kind::Engine),
-            "policy" => Ok(Kind::Policy),
-            "kaggle" => Ok(Kind::Kaggle),
+            "engine" => Ok(SubmissionKind::Engine),
+            "policy" => Ok(SubmissionKind::Policy),
+            "kaggle" => Ok(SubmissionKind::Kaggle),
             other => Err(format!("'{other}': expected engine, policy or kaggle")),
         }
     }
@@ -112,7 +112,7 @@ impl std::str::FromStr for Kind {
 pub struct Submission {
     /// What students submit.
     #[serde(default)]
-    pub kind: Kind,
+    pub kind: SubmissionKind,
     /// Engines: a command (program and arguments, no shell) run in the
     /// submission's folder before grading, such as `["make"]`.
     #[serde(default)]
@@ -164,7 +164,7 @@ impl Default for Time {
 /// `[limits]`: what the student's processes may use.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Limits {
+pub struct StudentLimits {
     /// Address space of each process, in MiB.
     #[serde(default = "default_memory")]
     pub memory_mb: u64,
@@ -196,9 +196,9 @@ fn default_build() -> u64 {
     600
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for StudentLimits {
+    fn default() -> StudentLimits {
+        StudentLimits {
             memory_mb: default_memory(),
             total_memory_mb: None,
             processes: default_processes(),
@@ -525,9 +525,9 @@ impl Opponent {
             }
             Opponent::Policy(file) | Opponent::Kaggle(file) => {
                 let kind = if matches!(self, Opponent::Policy(_)) {
-                    Kind::Policy
+                    SubmissionKind::Policy
                 } else {
-                    Kind::Kaggle
+                    SubmissionKind::Kaggle
                 };
                 let file = file.display().to_string();
                 bridge_spec(&name, kind, python, &file, python_path) + ",movetime=2000"
@@ -552,7 +552,7 @@ pub fn program_spec(name: &str, program: &str, args: &[String]) -> String {
 /// folders of `python_path` on the import path.
 pub fn bridge_spec(
     name: &str,
-    kind: Kind,
+    kind: SubmissionKind,
     python: &str,
     file: &str,
     python_path: &[PathBuf],
@@ -578,7 +578,7 @@ pub struct Config {
     /// Milliseconds allowed beyond the clock.
     pub margin_ms: u64,
     /// What the student's processes may use.
-    pub limits: Limits,
+    pub limits: StudentLimits,
     /// Seed, concurrency, visibility.
     pub grading: Grading,
     /// The tests, in order.
@@ -598,7 +598,7 @@ struct RawConfig {
     #[serde(default)]
     time: Time,
     #[serde(default)]
-    limits: Limits,
+    limits: StudentLimits,
     #[serde(default)]
     grading: Grading,
     #[serde(default, rename = "test")]
@@ -677,7 +677,7 @@ impl Config {
     }
 
     /// The defaults for a kind of submission (no file).
-    pub fn defaults(kind: Kind) -> Config {
+    pub fn defaults(kind: SubmissionKind) -> Config {
         let text = format!("[submission]\nkind = \"{}\"\n{DEFAULT_TESTS}", kind.name());
         Config::parse(&text, Path::new("(defaults)"), PathBuf::from("."))
             .expect("the defaults are valid")
@@ -708,7 +708,7 @@ impl Config {
             message,
         };
         let kind = raw.submission.kind;
-        if !raw.submission.build.is_empty() && kind != Kind::Engine {
+        if !raw.submission.build.is_empty() && kind != SubmissionKind::Engine {
             return Err(invalid(
                 "[submission]",
                 format!(
@@ -717,7 +717,7 @@ impl Config {
                 ),
             ));
         }
-        if !raw.submission.args.is_empty() && kind != Kind::Engine {
+        if !raw.submission.args.is_empty() && kind != SubmissionKind::Engine {
             return Err(invalid(
                 "[submission]",
                 format!("args apply to engines, not to a {} submission", kind.name()),
@@ -855,7 +855,7 @@ fn check_test(
     t: &RawTest,
     base: &Path,
     visibility: Visibility,
-    submission: Kind,
+    submission: SubmissionKind,
 ) -> Result<Test, String> {
     let kind = t.kind;
     let kind_name = format!("{kind:?}").to_lowercase();
@@ -927,9 +927,11 @@ fn check_test(
             },
             TestKind::Openings => format!("Openings held against {against}"),
             TestKind::Tactics => "Tactics from solved positions".into(),
-            TestKind::Compliance if submission == Kind::Engine => "Protocol compliance".into(),
+            TestKind::Compliance if submission == SubmissionKind::Engine => {
+                "Protocol compliance".into()
+            }
             TestKind::Compliance => "Your code's checks".into(),
-            TestKind::Discipline if submission == Kind::Engine => {
+            TestKind::Discipline if submission == SubmissionKind::Engine => {
                 "Time and protocol discipline in every game".into()
             }
             TestKind::Discipline => "No lost game by error or time".into(),
@@ -968,7 +970,7 @@ mod tests {
         assert_eq!(c.margin_ms, 200);
         assert_eq!(c.tests[2].name, "Openings held against greedy");
         assert_eq!(c.leaderboard.len(), 1);
-        let policy = Config::defaults(Kind::Policy);
+        let policy = Config::defaults(SubmissionKind::Policy);
         assert_eq!(policy.move_ms, 1000);
         assert_eq!(policy.clock_spec(), "movetime=1000");
     }

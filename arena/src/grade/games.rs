@@ -13,7 +13,7 @@ use connect4::search::{DEFAULT_HASH_MB, Solver};
 use connect4::{Game, Player, Rules};
 
 use super::config::{Config, Opponent, Side, Test, Visibility};
-use super::report::Outcome;
+use super::report::TestOutcome;
 use super::terms::Terms;
 use crate::ending::Reason;
 use crate::play::GameRecord;
@@ -376,7 +376,7 @@ impl Grader<'_> {
     }
 
     /// A `wins` test: games from the empty board; the share won.
-    pub fn wins(&mut self, test: &Test) -> Outcome {
+    pub fn wins(&mut self, test: &Test) -> TestOutcome {
         let opponent = test.opponent.clone().expect("checked: wins tests have one");
         let jobs: Vec<Job> = (0..u64::from(test.games))
             .map(|i| {
@@ -417,7 +417,7 @@ impl Grader<'_> {
             played.forfeit_note(),
             played.void_note()
         );
-        let mut outcome = Outcome::new(test, rate, output);
+        let mut outcome = TestOutcome::new(test, rate, output);
         outcome.wins = Some(rate);
         outcome.points = Some(pts / n);
         outcome
@@ -425,7 +425,7 @@ impl Grader<'_> {
 
     /// An `openings` test: colour-swapped pairs from random openings the
     /// solver labels; the share held at the opening's value.
-    pub fn openings(&mut self, test: &Test) -> Result<Outcome> {
+    pub fn openings(&mut self, test: &Test) -> Result<TestOutcome> {
         let opponent = test
             .opponent
             .clone()
@@ -472,14 +472,14 @@ impl Grader<'_> {
              {:.1}% of the points{note}{mistakes}",
             100.0 * pts / n
         );
-        let mut outcome = Outcome::new(test, held as f64 / n, output);
+        let mut outcome = TestOutcome::new(test, held as f64 / n, output);
         outcome.wins = Some(w as f64 / n);
         outcome.points = Some(pts / n);
         Ok(outcome)
     }
 
     /// A `compliance` test: every check, listed.
-    pub fn compliance(&mut self, test: &Test) -> Outcome {
+    pub fn compliance(&mut self, test: &Test) -> TestOutcome {
         eprintln!("grade: {}", test.name);
         if self.terms == Terms::Python {
             return self.python_checks(test);
@@ -500,7 +500,7 @@ impl Grader<'_> {
                 .into_iter()
                 .map(|a| format!("advice: {a}")),
         );
-        Outcome::new(
+        TestOutcome::new(
             test,
             passed as f64 / checks.len().max(1) as f64,
             lines.join("\n"),
@@ -511,7 +511,7 @@ impl Grader<'_> {
     /// speaks: the checks a student can act on, from the games of the
     /// tests it may speak of (or, if there are none, from 4 games against
     /// random played for it).
-    fn python_checks(&mut self, test: &Test) -> Outcome {
+    fn python_checks(&mut self, test: &Test) -> TestOutcome {
         if !self
             .played
             .iter()
@@ -572,13 +572,13 @@ impl Grader<'_> {
              the game"
                 .into(),
         );
-        Outcome::new(test, passed as f64 / checks.len() as f64, lines.join("\n"))
+        TestOutcome::new(test, passed as f64 / checks.len() as f64, lines.join("\n"))
     }
 
     /// A `discipline` test: no forfeit in any game played, tactics
     /// included, of the tests it may speak of (a visible discipline test
     /// counts the visible tests' games only: hidden tests stay hidden).
-    pub fn discipline(&self, test: &Test, tactic_forfeits: &[(Visibility, String)]) -> Outcome {
+    pub fn discipline(&self, test: &Test, tactic_forfeits: &[(Visibility, String)]) -> TestOutcome {
         let seen: Vec<&Played> = self
             .played
             .iter()
@@ -608,7 +608,7 @@ impl Grader<'_> {
             }
             text
         };
-        Outcome::new(test, f64::from(u8::from(lost.is_empty())), output)
+        TestOutcome::new(test, f64::from(u8::from(lost.is_empty())), output)
     }
 }
 

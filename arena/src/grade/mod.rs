@@ -19,6 +19,13 @@
 //! | protocol compliance (every check listed) | 10 |
 //! | time and protocol discipline: no forfeit in any game | 5 |
 //!
+//! Its names, one meaning each: a [`config::SubmissionKind`] is what the
+//! student submits (engine, policy, Kaggle agent), a [`config::TestKind`]
+//! what a test does, [`config::StudentLimits`] the `[limits]` on the
+//! student's processes (not a search's `connect4::search::Limits`), a
+//! [`report::TestOutcome`] a test's result (not a game's
+//! `connect4::score::Outcome`).
+//!
 //! With `--isolate` as root, the student's code runs as its own user under
 //! resource limits and the references as another ([`crate::sandbox`]),
 //! with a bound on the memory of all its processes together
@@ -41,13 +48,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::group::ResourceLimits;
 use crate::memory_watch::MemoryWatch;
-use crate::sandbox::{Account, Reserve, ResourceLimits, Sandbox};
+use crate::sandbox::{Account, Reserve, Sandbox};
 use crate::spec::EngineSpec;
-use config::{Config, Kind, TestKind};
+use config::{Config, SubmissionKind, TestKind};
 use games::Grader;
 pub use report::{GradescopeResults, LeaderboardValue, TestResult};
-use report::{Outcome, markdown};
+use report::{TestOutcome, markdown};
 
 /// Arguments of `grade`.
 #[derive(clap::Args)]
@@ -69,7 +77,7 @@ pub struct Args {
     pub config: Option<PathBuf>,
     /// Without a config: the kind of submission (engine, policy, kaggle).
     #[arg(long, conflicts_with = "config")]
-    pub kind: Option<Kind>,
+    pub kind: Option<SubmissionKind>,
     /// Where to write Gradescope's results.
     #[arg(long, default_value = "results.json")]
     pub results: PathBuf,
@@ -365,7 +373,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
             config
                 .tests
                 .iter()
-                .map(|t| Outcome::not_run(t, &format!("not run: {}", refusal.0)))
+                .map(|t| TestOutcome::not_run(t, &format!("not run: {}", refusal.0)))
                 .collect()
         }
     };
@@ -387,7 +395,7 @@ fn run_tests(
     args: &Args,
     student: EngineSpec,
     reference_sandbox: Option<Sandbox>,
-) -> Result<Vec<Outcome>> {
+) -> Result<Vec<TestOutcome>> {
     let margin = Duration::from_millis(config.margin_ms);
     let mut grader = Grader {
         config,
@@ -404,7 +412,7 @@ fn run_tests(
         terms: terms::Terms::of(config.submission.kind),
     };
     grader.check_opponents()?;
-    let mut outcomes: Vec<Option<Outcome>> = Vec::new();
+    let mut outcomes: Vec<Option<TestOutcome>> = Vec::new();
     let mut tactic_forfeits = Vec::new();
     for (i, test) in config.tests.iter().enumerate() {
         let outcome = match test.kind {
@@ -421,7 +429,11 @@ fn run_tests(
                     grader.terms,
                 );
                 tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
-                Some(Outcome::new(test, t.fraction(), t.output(&test.tactics)))
+                Some(TestOutcome::new(
+                    test,
+                    t.fraction(),
+                    t.output(&test.tactics),
+                ))
             }
             TestKind::Compliance => Some(grader.compliance(test)),
             // Last, when every game is known.
@@ -439,7 +451,7 @@ fn run_tests(
 
 /// The results file's content from the tests' outcomes; `notes` go at the
 /// top of the output.
-fn results(config: &Config, outcomes: Vec<Outcome>, notes: &[String]) -> GradescopeResults {
+fn results(config: &Config, outcomes: Vec<TestOutcome>, notes: &[String]) -> GradescopeResults {
     let score: f64 = outcomes.iter().map(|o| o.result.score).sum::<f64>() + 0.0;
     let score = (score * 100.0).round() / 100.0;
     let max: f64 = outcomes.iter().map(|o| o.result.max_score).sum();

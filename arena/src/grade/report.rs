@@ -67,7 +67,7 @@ pub struct GradescopeResults {
 /// What a test measured: the share its score is made from and, for tests
 /// of games, the share of wins and of points.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct TestOutcome {
     /// The test's result as Gradescope shows it.
     pub result: TestResult,
     /// The share held, won or passed (0 to 1).
@@ -78,16 +78,16 @@ pub struct Outcome {
     pub points: Option<f64>,
 }
 
-impl Outcome {
+impl TestOutcome {
     /// Scores `share` as `test` says; `output` explains it to the student.
-    pub fn new(test: &Test, share: f64, output: String) -> Outcome {
+    pub fn new(test: &Test, share: f64, output: String) -> TestOutcome {
         let share = share.clamp(0.0, 1.0);
         let passed = share + 1e-9 >= test.pass_rate;
         let fraction = match test.scoring {
             Scoring::Proportional => share,
             Scoring::Threshold => f64::from(u8::from(passed)),
         };
-        Outcome {
+        TestOutcome {
             result: TestResult {
                 name: test.name.clone(),
                 score: (test.points * fraction * 100.0).round() / 100.0,
@@ -104,8 +104,8 @@ impl Outcome {
 
     /// The same, failed with no points: `why` says what kept the test from
     /// running (a build that failed, say).
-    pub fn not_run(test: &Test, why: &str) -> Outcome {
-        let mut o = Outcome::new(test, 0.0, why.to_string());
+    pub fn not_run(test: &Test, why: &str) -> TestOutcome {
+        let mut o = TestOutcome::new(test, 0.0, why.to_string());
         o.result.score = 0.0;
         o.result.status = "failed".into();
         o
@@ -117,7 +117,7 @@ impl Outcome {
 pub fn leaderboard_value(
     metric: Metric,
     test: Option<&str>,
-    outcomes: &[Outcome],
+    outcomes: &[TestOutcome],
     total: f64,
 ) -> Option<f64> {
     if metric == Metric::Score {
@@ -278,10 +278,12 @@ mod tests {
     #[test]
     fn elo_follows_the_share_of_points_and_stays_finite() {
         let outcome = |points: f64| {
-            let test = super::super::config::Config::defaults(super::super::config::Kind::Engine)
-                .tests[2]
+            let test = super::super::config::Config::defaults(
+                super::super::config::SubmissionKind::Engine,
+            )
+            .tests[2]
                 .clone();
-            let mut o = Outcome::new(&test, points, String::new());
+            let mut o = TestOutcome::new(&test, points, String::new());
             o.points = Some(points);
             o
         };

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::config::{Config, Kind, bridge_spec, program_spec};
+use super::config::{Config, SubmissionKind, bridge_spec, program_spec};
 use super::terms::Terms;
 use crate::sandbox::Sandbox;
 use crate::spec::EngineSpec;
@@ -161,9 +161,9 @@ pub fn spec(
         return Err(Refusal(format!(
             "your submission has no '{file}' (the grader runs {}; your submission's files: {})",
             match kind {
-                Kind::Engine => "that program",
-                Kind::Policy => "the Policy class in that file",
-                Kind::Kaggle => "the agent in that file",
+                SubmissionKind::Engine => "that program",
+                SubmissionKind::Policy => "the Policy class in that file",
+                SubmissionKind::Kaggle => "the agent in that file",
             },
             listing(dir)
         )));
@@ -175,7 +175,7 @@ pub fn spec(
     };
     let clock = format!("{},margin={}", config.clock_spec(), config.margin_ms);
     let start = match kind {
-        Kind::Engine => {
+        SubmissionKind::Engine => {
             // Uploads often lose the executable bit. `inside` resolved every
             // link, and no process of the student's runs now to swap one.
             use std::os::unix::fs::PermissionsExt;
@@ -183,7 +183,7 @@ pub fn spec(
                 .map_err(|e| Refusal(format!("the grader cannot make '{file}' executable: {e}")))?;
             program_spec("submission", &target, &config.submission.args)
         }
-        Kind::Policy | Kind::Kaggle => {
+        SubmissionKind::Policy | SubmissionKind::Kaggle => {
             bridge_spec("submission", kind, python, &target, &config.python_path())
         }
     };

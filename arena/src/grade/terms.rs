@@ -6,7 +6,7 @@
 
 use connect4::{Player, Position};
 
-use super::config::Kind;
+use super::config::SubmissionKind;
 use super::report::code_block;
 use crate::ending::Reason;
 use crate::process::STDERR_ENDS;
@@ -23,10 +23,10 @@ pub enum Terms {
 
 impl Terms {
     /// The terms for a submission of `kind`.
-    pub fn of(kind: Kind) -> Terms {
+    pub fn of(kind: SubmissionKind) -> Terms {
         match kind {
-            Kind::Engine => Terms::Protocol,
-            Kind::Policy | Kind::Kaggle => Terms::Python,
+            SubmissionKind::Engine => Terms::Protocol,
+            SubmissionKind::Policy | SubmissionKind::Kaggle => Terms::Python,
         }
     }
 
