@@ -308,35 +308,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         }
         None => sandbox_dir(&work, "student", isolation.student())?,
     };
-    let (student_sandbox, reference_sandbox) = match isolation {
-        Isolation::On { student, reference } => {
-            let limits = ResourceLimits {
-                memory_bytes: config.limits.memory_mb << 20,
-                processes: config.limits.processes,
-                file_bytes: config.limits.file_mb << 20,
-            };
-            let env = vec![
-                ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
-                ("OPENBLAS_NUM_THREADS".to_string(), "1".to_string()),
-                ("OMP_NUM_THREADS".to_string(), "1".to_string()),
-            ];
-            (
-                Some(Sandbox {
-                    account: student.clone(),
-                    limits: Some(limits),
-                    dir: student_dir.clone(),
-                    env: env.clone(),
-                }),
-                Some(Sandbox {
-                    account: reference.clone(),
-                    limits: None,
-                    dir: sandbox_dir(&work, "reference", Some(reference))?,
-                    env,
-                }),
-            )
-        }
-        Isolation::Off(_) => (None, None),
-    };
+    let (student_sandbox, reference_sandbox) = sandboxes(&config, isolation, &work, &student_dir)?;
     // From the build on, the student's processes together stay under the
     // total memory limit.
     let memory_watch = isolation.student().map(|student| {
@@ -346,22 +318,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
             .unwrap_or_else(crate::memory_watch::half_the_machine_mb);
         MemoryWatch::start(student.uid, total_mb << 20)
     });
-    let prepared = match &args.engine {
-        Some(engine) => {
-            let mut engine = engine.clone();
-            if engine.name == "random" || engine.name.starts_with("random:") {
-                engine.name = format!("{} (graded)", engine.name);
-            }
-            engine.sandbox = student_sandbox;
-            // One that cannot start is told at once, as a submission is.
-            submission::starts(&engine, terms::Terms::of(config.submission.kind)).map(|()| engine)
-        }
-        None => submission::build(&config, &student_dir, student_sandbox.as_ref())
-            .and_then(|()| submission::spec(&config, &student_dir, &args.python, student_sandbox))
-            .and_then(|spec| {
-                submission::starts(&spec, terms::Terms::of(config.submission.kind)).map(|()| spec)
-            }),
-    };
+    let prepared = prepare(args, &config, &student_dir, student_sandbox);
     let mut notes = Vec::new();
     if let Isolation::Off(Some(why)) = isolation {
         notes.push(why.clone());
@@ -387,6 +344,68 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         notes.extend(report.message());
     }
     Ok(results(&config, outcomes, &notes))
+}
+
+/// Where the student's code and the references run under isolation (as
+/// their users, the student's under the config's limits); none without it.
+fn sandboxes(
+    config: &Config,
+    isolation: &Isolation,
+    work: &Path,
+    student_dir: &Path,
+) -> Result<(Option<Sandbox>, Option<Sandbox>)> {
+    let Isolation::On { student, reference } = isolation else {
+        return Ok((None, None));
+    };
+    let limits = ResourceLimits {
+        memory_bytes: config.limits.memory_mb << 20,
+        processes: config.limits.processes,
+        file_bytes: config.limits.file_mb << 20,
+    };
+    let env = vec![
+        ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
+        ("OPENBLAS_NUM_THREADS".to_string(), "1".to_string()),
+        ("OMP_NUM_THREADS".to_string(), "1".to_string()),
+    ];
+    Ok((
+        Some(Sandbox {
+            account: student.clone(),
+            limits: Some(limits),
+            dir: student_dir.to_path_buf(),
+            env: env.clone(),
+        }),
+        Some(Sandbox {
+            account: reference.clone(),
+            limits: None,
+            dir: sandbox_dir(work, "reference", Some(reference))?,
+            env,
+        }),
+    ))
+}
+
+/// The student's engine, ready to play: `--engine` as given, or the
+/// submission built and found; either checked to start (one that cannot is
+/// told at once, with its stderr, and no game is played).
+fn prepare(
+    args: &Args,
+    config: &Config,
+    student_dir: &Path,
+    sandbox: Option<Sandbox>,
+) -> Result<EngineSpec, submission::Refusal> {
+    let terms = terms::Terms::of(config.submission.kind);
+    match &args.engine {
+        Some(engine) => {
+            let mut engine = engine.clone();
+            if engine.name == "random" || engine.name.starts_with("random:") {
+                engine.name = format!("{} (graded)", engine.name);
+            }
+            engine.sandbox = sandbox;
+            submission::starts(&engine, terms).map(|()| engine)
+        }
+        None => submission::build(config, student_dir, sandbox.as_ref())
+            .and_then(|()| submission::spec(config, student_dir, &args.python, sandbox))
+            .and_then(|spec| submission::starts(&spec, terms).map(|()| spec)),
+    }
 }
 
 /// Runs every test of `config` on `student`.
