@@ -275,7 +275,6 @@ const FORGED: &str = r#"{"score": 100.0, "output": "forged", "tests": []}"#;
 
 /// The attacks made once, at the first `go`, by the hostile modes.
 fn first_go_attack(mode: &str) {
-    use std::os::unix::process::CommandExt;
     let me = std::env::current_exe().expect("own path");
     if let Some(path) = mode.strip_prefix("forge-results=") {
         std::fs::write(path, FORGED).ok();
@@ -287,36 +286,16 @@ fn first_go_attack(mode: &str) {
                 .ok();
         }
     } else if let Some(path) = mode.strip_prefix("linger=") {
-        std::process::Command::new(&me)
-            .arg(format!("rewrite={path}"))
-            .process_group(0)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok();
+        detached(&me, format!("rewrite={path}")).ok();
     } else if let Some((mb, n)) = mode.strip_prefix("hog=").and_then(|v| v.split_once('x')) {
         for _ in 0..n.parse::<u32>().unwrap_or(0) {
-            std::process::Command::new(&me)
-                .arg(format!("hold={mb}"))
-                .process_group(0)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .ok();
+            detached(&me, format!("hold={mb}")).ok();
         }
         std::thread::sleep(Duration::from_secs(1));
     } else if mode == "fork-bomb" {
         let mut started = 0;
         while started < 20_000 {
-            let child = std::process::Command::new(&me)
-                .arg("sleep")
-                .process_group(0)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn();
+            let child = detached(&me, "sleep");
             if child.is_err() {
                 break;
             }
@@ -331,6 +310,22 @@ fn first_go_attack(mode: &str) {
         }
         eprintln!("fill-disk: wrote {written} MiB");
     }
+}
+
+/// Starts this program with `arg` in a process group of its own, its
+/// standard streams closed: a process the grader must find and kill.
+fn detached(
+    me: &std::path::Path,
+    arg: impl AsRef<std::ffi::OsStr>,
+) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(me)
+        .arg(arg)
+        .process_group(0)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
 }
 
 /// The parent of process `pid`, from /proc.

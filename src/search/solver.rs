@@ -390,20 +390,25 @@ impl Solver {
         for c in 0..p.columns() {
             if !p.can_play(c) {
                 out.push(None);
-            } else if p.is_winning_move(c) {
-                out.push(Some(score::win_now(p)));
             } else {
-                let mut child = *p;
-                child.play(c);
-                let s = if child.is_full() {
-                    0
-                } else {
-                    -self.solve_within(&child, false)?
-                };
-                out.push(Some(s));
+                out.push(Some(self.column_score_within(p, c)?));
             }
         }
         Some(out)
+    }
+
+    /// The exact score of playing column `c` (playable) in `p`, from `p`'s
+    /// side to move, within the current budget; `None` if it ran out.
+    pub fn column_score_within(&mut self, p: &Position, c: u32) -> Option<i32> {
+        if p.is_winning_move(c) {
+            return Some(score::win_now(p));
+        }
+        let mut child = *p;
+        child.play(c);
+        if child.is_full() {
+            return Some(0);
+        }
+        self.solve_within(&child, false).map(|s| -s)
     }
 
     /// A best move (0-based column) and the exact score of `p`, within the

@@ -107,12 +107,9 @@ impl Judge {
             positions.push(next);
         }
         // Each position's value for its side to move, the last first.
-        let values: Vec<Option<Outcome>> = {
-            let mut v: Vec<Option<Outcome>> =
-                positions.iter().rev().map(|p| self.outcome(p)).collect();
-            v.reverse();
-            v
-        };
+        let mut values: Vec<Option<Outcome>> =
+            positions.iter().rev().map(|p| self.outcome(p)).collect();
+        values.reverse();
         let mut verdicts: Vec<Verdict> = moves
             .iter()
             .enumerate()

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use connect4::book::Book;
 use connect4::search::{Budget, Limits, Solver};
-use connect4::{Game, Player, Rules, score};
+use connect4::{Game, Player, Rules};
 use serde_json::{Value, json};
 
 use super::Reply;
@@ -37,25 +37,12 @@ pub fn analyse(pos: &str) -> Reply {
             if !p.can_play(c) {
                 return json!({ "column": c, "playable": false });
             }
-            let score = column_score(&mut solver, &p, c);
+            solver.set_budget(Budget::new(&Limits::time(COLUMN_CAP), Instant::now(), None));
+            let score = solver.column_score_within(&p, c);
             json!({ "column": c, "playable": true, "score": score, "proven": score.is_some() })
         })
         .collect();
     Ok(json!({ "pos": pos, "to_move": to_move, "over": false, "columns": columns }))
-}
-
-/// The exact score of playing column `c` in `p`, if proven within the cap.
-fn column_score(solver: &mut Solver, p: &connect4::Position, c: u32) -> Option<i32> {
-    if p.is_winning_move(c) {
-        return Some(score::win_now(p));
-    }
-    let mut child = *p;
-    child.play(c);
-    if child.is_full() {
-        return Some(0);
-    }
-    solver.set_budget(Budget::new(&Limits::time(COLUMN_CAP), Instant::now(), None));
-    solver.solve_within(&child, false).map(|s| -s)
 }
 
 #[cfg(test)]
