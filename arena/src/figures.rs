@@ -25,35 +25,7 @@ pub fn run_figure(
     for &(a, b) in pairings {
         let (first, second) = (&engines[a], &engines[b]);
         let name = format!("{first} vs {second}");
-        let mut tally = PairedTally::default();
-        let (mut elo, mut llr) = (Vec::new(), Vec::new());
-        for g in sorted.iter().filter(|g| {
-            (&g.first == first && &g.second == second) || (&g.first == second && &g.second == first)
-        }) {
-            let points = if &g.first == first {
-                g.first_points()
-            } else {
-                1.0 - g.first_points()
-            };
-            let pairs = tally.tally.pairs();
-            tally.add(g.pair, points);
-            // A point per completed pair, at the games played so far.
-            if tally.tally.pairs() == pairs {
-                continue;
-            }
-            let x = f64::from(tally.tally.games());
-            let (e, lo, hi) = tally.tally.elo();
-            if e.is_finite() {
-                elo.push(if lo.is_finite() && hi.is_finite() {
-                    Point::with_interval(x, e, lo, hi)
-                } else {
-                    Point::new(x, e)
-                });
-            }
-            if let Some(s) = sprt {
-                llr.push(Point::new(x, s.llr(&tally.tally.penta)));
-            }
-        }
+        let (elo, llr) = pairing_curves(&sorted, first, second, sprt);
         elo_series.push(Series::new(&name, thin(elo)));
         if sprt.is_some() {
             llr_series.push(Series::new(&name, thin(llr)));
@@ -98,6 +70,48 @@ pub fn run_figure(
         panels,
         notes,
     }
+}
+
+/// The Elo of `first` over `second` with its interval, and the SPRT's
+/// log-likelihood ratio if there is one, after each completed pair of
+/// their games in `sorted` (in order of game).
+pub fn pairing_curves(
+    sorted: &[&GameLine],
+    first: &str,
+    second: &str,
+    sprt: Option<Sprt>,
+) -> (Vec<Point>, Vec<Point>) {
+    let mut tally = PairedTally::default();
+    let (mut elo, mut llr) = (Vec::new(), Vec::new());
+    let theirs = sorted.iter().filter(|g| {
+        (g.first == first && g.second == second) || (g.first == second && g.second == first)
+    });
+    for g in theirs {
+        let points = if g.first == first {
+            g.first_points()
+        } else {
+            1.0 - g.first_points()
+        };
+        let pairs = tally.tally.pairs();
+        tally.add(g.pair, points);
+        // A point per completed pair, at the games played so far.
+        if tally.tally.pairs() == pairs {
+            continue;
+        }
+        let x = f64::from(tally.tally.games());
+        let (e, lo, hi) = tally.tally.elo();
+        if e.is_finite() {
+            elo.push(if lo.is_finite() && hi.is_finite() {
+                Point::with_interval(x, e, lo, hi)
+            } else {
+                Point::new(x, e)
+            });
+        }
+        if let Some(s) = sprt {
+            llr.push(Point::new(x, s.llr(&tally.tally.penta)));
+        }
+    }
+    (elo, llr)
 }
 
 /// At most [`MAX_POINTS`] of `points`, evenly spread, the last one kept.

@@ -42,20 +42,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
     model.save(&model_path)?;
     let last = curve.last().expect("at least one window");
 
-    let mut players = vec![(
-        "qlearning".to_string(),
-        own_limit(
-            "qlearning",
-            &format!("qlearning:model={}", model_path.display()),
-        ),
-    )];
-    for n in SIMULATIONS {
-        let name = format!("mcts-{n}");
-        players.push((
-            name.clone(),
-            own_limit(&name, &format!("mcts:simulations={n}")),
-        ));
-    }
+    let players = players(&model_path);
     let mut csv = format!("player,colour,{}\n", Record::CSV_COLUMNS);
     let mut table = String::from(
         "| player | as first: W-D-L | win rate [95%] | as second: W-D-L | win rate [95%] | beats random as each colour |\n|---|---|---|---|---|---|\n",
@@ -109,6 +96,19 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             ("budgets".into(), budget_figure(&results)),
         ],
     })
+}
+
+/// The players measured against random: the trained model in
+/// `model_path` and MCTS at every budget, names and specs.
+fn players(model_path: &std::path::Path) -> Vec<(String, String)> {
+    let model = format!("qlearning:model={}", model_path.display());
+    let mut players = vec![("qlearning".to_string(), own_limit("qlearning", &model))];
+    for n in SIMULATIONS {
+        let name = format!("mcts-{n}");
+        let spec = own_limit(&name, &format!("mcts:simulations={n}"));
+        players.push((name, spec));
+    }
+    players
 }
 
 /// MCTS's win rate against random per simulation budget and colour, with

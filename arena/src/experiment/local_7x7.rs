@@ -48,16 +48,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             },
         )?;
         let s = sides(&log, LOCAL);
-        let mut paired = PairedTally::default();
-        for g in &log {
-            let points = if g.first == LOCAL {
-                g.first_points()
-            } else {
-                1.0 - g.first_points()
-            };
-            paired.add(g.pair, points);
-        }
-        let (elo, lo, hi) = paired.tally.elo();
+        let (elo, lo, hi) = local_elo(&log);
         for (colour, r) in [
             ("first", s.first),
             ("second", s.second),
@@ -86,10 +77,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
          pairs from random 2-ply openings on 7 x 7 x 4 (W-D-L from the local player's side).\n\n\
          {table}"
     );
-    let engines: Vec<String> = [LOCAL, "greedy", "windows-4"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let engines = [LOCAL, "greedy", "windows-4"].map(String::from);
     let figure = run_figure(
         "The local evaluator on 7 x 7: Elo over the games",
         &engines,
@@ -102,4 +90,19 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         markdown,
         figures: vec![("elo".into(), figure)],
     })
+}
+
+/// The local player's Elo difference and its 95% interval in `log`, from
+/// its colour-swapped pairs.
+fn local_elo(log: &[GameLine]) -> (f64, f64, f64) {
+    let mut paired = PairedTally::default();
+    for g in log {
+        let points = if g.first == LOCAL {
+            g.first_points()
+        } else {
+            1.0 - g.first_points()
+        };
+        paired.add(g.pair, points);
+    }
+    paired.tally.elo()
 }

@@ -34,18 +34,75 @@ const PLAYERS: [(&str, &str, u32, Option<Wld>); 4] = [
     ("expectimax-2", "expectimax:depth=2", 2, None),
 ];
 
+/// The experiment's CSV and its two markdown tables, a player at a time.
+struct Tables {
+    /// CSV lines.
+    csv: String,
+    /// The results per setup.
+    results: String,
+    /// Where the losses come from.
+    blunders: String,
+}
+
+impl Tables {
+    /// The headers alone.
+    fn new() -> Tables {
+        Tables {
+            csv: format!(
+                "player,colour,{},nodes_per_move,ms_per_move\n",
+                Record::CSV_COLUMNS
+            ),
+            results: String::from(
+                "| player | setup | games | W-D-L | win rate [95%] | nodes/move | ms/move |\n|---|---|---|---|---|---|---|\n",
+            ),
+            blunders: String::from(
+                "| player | games lost | lost games with a move that left a win in one (a safe move existed) | such moves, all games | of which the random mover took the win |\n|---|---|---|---|---|\n",
+            ),
+        }
+    }
+
+    /// The rows of `name`, whose games are `log`; `report` is what the
+    /// report measured for it, if it did.
+    fn add(&mut self, name: &str, report: Option<Wld>, log: &[GameLine]) {
+        let s = sides(log, name);
+        let c = cost(log, name);
+        let (nodes, ms) = (c.nodes_per_move(), c.ms_per_move());
+        let as_report = report_setup(log, name);
+        if let Some((w, l, d)) = report {
+            self.results.push_str(&format!(
+                "| {name} | the report: always first, 100 games | 100 | {w}-{d}-{l} | {w}% | | |\n"
+            ));
+        }
+        let report_label = format!(
+            "its first {} games as first (the report's setup)",
+            as_report.games()
+        );
+        for (colour, r) in [
+            (report_label.as_str(), as_report),
+            ("as first", s.first),
+            ("as second", s.second),
+            ("both colours", s.total()),
+        ] {
+            self.csv
+                .push_str(&format!("{name},{colour},{},{nodes:.1},{ms:.3}\n", r.csv()));
+            self.results.push_str(&format!(
+                "| {name} | {colour} | {} | {} | {} | {nodes:.0} | {ms:.2} |\n",
+                r.games(),
+                r.text(),
+                r.win_text(),
+            ));
+        }
+        let b = blunder_counts(log, name);
+        self.blunders.push_str(&format!(
+            "| {name} | {} | {} | {} | {} |\n",
+            b.lost, b.lost_with_blunder, b.blunders, b.punished
+        ));
+    }
+}
+
 /// Runs A with `games` games per player.
 pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
-    let mut csv = format!(
-        "player,colour,{},nodes_per_move,ms_per_move\n",
-        Record::CSV_COLUMNS
-    );
-    let mut table = String::from(
-        "| player | setup | games | W-D-L | win rate [95%] | nodes/move | ms/move |\n|---|---|---|---|---|---|---|\n",
-    );
-    let mut blunders = String::from(
-        "| player | games lost | lost games with a move that left a win in one (a safe move existed) | such moves, all games | of which the random mover took the win |\n|---|---|---|---|---|\n",
-    );
+    let mut tables = Tables::new();
     let mut ours =
         Series::new(&format!("ours: {games} games, both colours"), Vec::new()).marks_only();
     let mut theirs = Series::new("the report: 100 games as first", Vec::new()).marks_only();
@@ -62,62 +119,20 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
             opening_plies: 0,
         };
         let log = play(ctx, &setup)?;
-        let s = sides(&log, name);
-        let c = cost(&log, name);
-        let as_report = report_setup(&log, name);
-        if let Some((w, l, d)) = report {
-            table.push_str(&format!(
-                "| {name} | the report: always first, 100 games | 100 | {w}-{d}-{l} | {w}% | | |\n"
-            ));
-        }
-        let report_label = format!(
-            "its first {} games as first (the report's setup)",
-            as_report.games()
-        );
-        for (colour, r) in [
-            (report_label.as_str(), as_report),
-            ("as first", s.first),
-            ("as second", s.second),
-            ("both colours", s.total()),
-        ] {
-            csv.push_str(&format!(
-                "{name},{colour},{},{:.1},{:.3}\n",
-                r.csv(),
-                c.nodes_per_move(),
-                c.ms_per_move()
-            ));
-            table.push_str(&format!(
-                "| {name} | {colour} | {} | {} | {} | {:.0} | {:.2} |\n",
-                r.games(),
-                r.text(),
-                r.win_text(),
-                c.nodes_per_move(),
-                c.ms_per_move()
-            ));
-        }
-        let b = blunder_counts(&log, name);
-        blunders.push_str(&format!(
-            "| {name} | {} | {} | {} | {} |\n",
-            b.lost, b.lost_with_blunder, b.blunders, b.punished
-        ));
+        tables.add(name, report, &log);
         // Side by side at the player's tick: ours left, the report's right.
         let x = names.len() as f64;
-        let total = s.total();
+        let total = sides(&log, name).total();
         let (lo, hi) = total.win_interval();
-        ours.points.push(Point::with_interval(
-            x - 0.1,
-            100.0 * total.win_rate(),
-            100.0 * lo,
-            100.0 * hi,
-        ));
+        let rate = 100.0 * total.win_rate();
+        ours.points
+            .push(Point::with_interval(x - 0.1, rate, 100.0 * lo, 100.0 * hi));
         if let Some((w, _, _)) = report {
             let (lo, hi) = wilson(w, 100);
-            theirs.points.push(Point::with_interval(
-                x + 0.1,
-                f64::from(w),
-                100.0 * lo,
-                100.0 * hi,
-            ));
+            let rate = f64::from(w);
+            theirs
+                .points
+                .push(Point::with_interval(x + 0.1, rate, 100.0 * lo, 100.0 * hi));
         }
         names.push(name.to_string());
     }
@@ -125,17 +140,28 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
         "### A. Minimax and expectimax against a random mover\n\n\
          {games} games per player (colour-swapped pairs from the empty board; the random \
          mover is reseeded every game). The report's setup is the first {REPORT_GAMES} games \
-         each player started.\n\n{table}\n\
-         Where the losses come from:\n\n{blunders}"
+         each player started.\n\n{}\n\
+         Where the losses come from:\n\n{}",
+        tables.results, tables.blunders
     );
-    let figure = Figure {
+    let figure = win_rate_figure(games, names, vec![ours, theirs]);
+    Ok(Outputs {
+        csv: tables.csv,
+        markdown,
+        figures: vec![("win-rate".into(), figure)],
+    })
+}
+
+/// The players' win rates, ours beside the report's, named by `names`.
+fn win_rate_figure(games: u32, names: Vec<String>, series: Vec<Series>) -> Figure {
+    Figure {
         title: "Against a random mover: win rate with its 95% interval".into(),
         panels: vec![Panel {
             x_label: "player (search and depth in plies)".into(),
             y_label: "win rate (%)".into(),
             y_range: Some((70.0, 101.0)),
             x_ticks: (0..).zip(names).collect(),
-            series: vec![ours, theirs],
+            series,
             ..Panel::default()
         }],
         notes: vec![format!(
@@ -143,12 +169,7 @@ pub fn run(ctx: &Context, games: u32) -> Result<Outputs> {
              the report: its 100 games, always first (only for the players it measured). \
              Bars: 95% intervals (Wilson)."
         )],
-    };
-    Ok(Outputs {
-        csv,
-        markdown,
-        figures: vec![("win-rate".into(), figure)],
-    })
+    }
 }
 
 /// The first [`REPORT_GAMES`] games `name` started, as the report played.
