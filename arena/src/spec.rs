@@ -167,76 +167,89 @@ impl FromStr for EngineSpec {
                 .split_once('=')
                 .ok_or_else(|| SpecError::NotKeyValue(part.clone()))?;
             let (key, value) = (key.trim(), unquote(value.trim()));
-            let number = |v: &str| -> Result<u64, SpecError> {
-                v.parse::<u64>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| SpecError::NotPositive {
-                        key: key.to_string(),
-                        value: v.to_string(),
-                    })
-            };
-            match key {
-                "name" => spec.name = value.to_string(),
-                "cmd" => spec.cmd = value.to_string(),
-                "arg" => spec.args.push(value.to_string()),
-                "movetime" => spec.movetime_ms = Some(number(value)?),
-                "depth" => {
-                    let depth = number(value)?;
-                    if depth > MAX_DEPTH {
-                        return Err(SpecError::DepthTooLarge(depth));
-                    }
-                    spec.depth = Some(depth);
-                }
-                "nodes" => spec.nodes = Some(number(value)?),
-                "tc" => spec.clock = Some(parse_tc(value)?),
-                "margin" => {
-                    spec.margin_ms = Some(
-                        value
-                            .parse()
-                            .map_err(|_| SpecError::BadMargin(value.to_string()))?,
-                    )
-                }
-                k if k.starts_with("option.") => {
-                    let v = serde_json::from_str(value)
-                        .unwrap_or_else(|_| Value::String(value.to_string()));
-                    spec.options.push((k["option.".len()..].to_string(), v));
-                    cut_option = value
-                        .contains([':', '='])
-                        .then(|| (k.to_string(), value.to_string()));
-                    continue;
-                }
-                other => {
-                    return Err(match cut_option {
-                        Some((option, value)) => SpecError::UnquotedOption {
-                            key: other.to_string(),
+            if let Some(name) = key.strip_prefix("option.") {
+                let v = serde_json::from_str(value)
+                    .unwrap_or_else(|_| Value::String(value.to_string()));
+                spec.options.push((name.to_string(), v));
+                cut_option = value
+                    .contains([':', '='])
+                    .then(|| (key.to_string(), value.to_string()));
+                continue;
+            }
+            spec.set(key, value)
+                .map_err(|e| match (e, cut_option.take()) {
+                    (SpecError::UnknownKey(key), Some((option, value))) => {
+                        SpecError::UnquotedOption {
+                            key,
                             part: part.trim().to_string(),
                             option,
                             value,
-                        },
-                        None => SpecError::UnknownKey(other.to_string()),
-                    });
-                }
-            }
+                        }
+                    }
+                    (e, _) => e,
+                })?;
             cut_option = None;
         }
-        if spec.cmd.is_empty() {
-            return Err(SpecError::MissingCmd(s.to_string()));
+        spec.finish()
+    }
+}
+
+impl EngineSpec {
+    /// Sets the field `key` (not an option) to `value`.
+    fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
+        let number = |v: &str| -> Result<u64, SpecError> {
+            v.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| SpecError::NotPositive {
+                    key: key.to_string(),
+                    value: v.to_string(),
+                })
+        };
+        match key {
+            "name" => self.name = value.to_string(),
+            "cmd" => self.cmd = value.to_string(),
+            "arg" => self.args.push(value.to_string()),
+            "movetime" => self.movetime_ms = Some(number(value)?),
+            "depth" => {
+                let depth = number(value)?;
+                if depth > MAX_DEPTH {
+                    return Err(SpecError::DepthTooLarge(depth));
+                }
+                self.depth = Some(depth);
+            }
+            "nodes" => self.nodes = Some(number(value)?),
+            "tc" => self.clock = Some(parse_tc(value)?),
+            "margin" => {
+                let margin = value.parse();
+                self.margin_ms = Some(margin.map_err(|_| SpecError::BadMargin(value.to_string()))?);
+            }
+            other => return Err(SpecError::UnknownKey(other.to_string())),
         }
-        if spec.clock.is_some() && spec.movetime_ms.is_some() {
-            return Err(SpecError::ClockAndMovetime(s.to_string()));
+        Ok(())
+    }
+
+    /// Checks the spec as a whole and fills in its defaults: a command is
+    /// needed, one kind of clock at most, 100 ms a move when no limit is
+    /// given, and the program's file name when no name is.
+    fn finish(mut self) -> Result<EngineSpec, SpecError> {
+        if self.cmd.is_empty() {
+            return Err(SpecError::MissingCmd(self.text));
         }
-        if spec.movetime_ms.is_none()
-            && spec.depth.is_none()
-            && spec.nodes.is_none()
-            && spec.clock.is_none()
+        if self.clock.is_some() && self.movetime_ms.is_some() {
+            return Err(SpecError::ClockAndMovetime(self.text));
+        }
+        if self.movetime_ms.is_none()
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.clock.is_none()
         {
-            spec.movetime_ms = Some(100);
+            self.movetime_ms = Some(100);
         }
-        if spec.name.is_empty() {
-            spec.name = spec.cmd.rsplit('/').next().unwrap_or(&spec.cmd).to_string();
+        if self.name.is_empty() {
+            self.name = self.cmd.rsplit('/').next().unwrap_or(&self.cmd).to_string();
         }
-        Ok(spec)
+        Ok(self)
     }
 }
 
