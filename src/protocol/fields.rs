@@ -11,6 +11,27 @@ use serde_json::{Map, Number, Value};
 
 use crate::protocol::lines::shorten;
 
+/// A field that does not hold what its command takes: its name as the
+/// request writes it (`clock.time_ms`, `moves[3]`) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("field '{field}': {problem}")]
+pub struct FieldError {
+    /// The field.
+    pub field: String,
+    /// What it must hold and what came instead.
+    pub problem: String,
+}
+
+impl FieldError {
+    /// `field` does not hold what it must: `problem`.
+    fn new(field: &str, problem: String) -> FieldError {
+        FieldError {
+            field: field.to_string(),
+            problem,
+        }
+    }
+}
+
 /// What a field must hold.
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -66,6 +87,11 @@ const FIELDS: &[(&str, &[(&str, Kind)])] = &[
     ("quit", &[]),
 ];
 
+/// The commands' names, in the order of [`FIELDS`].
+pub fn commands() -> Vec<&'static str> {
+    FIELDS.iter().map(|(cmd, _)| *cmd).collect()
+}
+
 const CLOCK_FIELDS: &[(&str, Kind)] = &[("time_ms", POSITIVE), ("inc_ms", ANY_WHOLE)];
 const RULES_FIELDS: &[(&str, Kind)] = &[
     ("columns", POSITIVE),
@@ -75,7 +101,7 @@ const RULES_FIELDS: &[(&str, Kind)] = &[
 
 /// Checks the fields of a `cmd` request in place (whole floats become
 /// integers); returns the warnings about unknown fields, or what is wrong.
-pub fn check(cmd: &str, object: &mut Map<String, Value>) -> Result<Vec<String>, String> {
+pub fn check(cmd: &str, object: &mut Map<String, Value>) -> Result<Vec<String>, FieldError> {
     let fields = FIELDS
         .iter()
         .find(|(c, _)| *c == cmd)
@@ -92,7 +118,7 @@ fn check_object(
     prefix: &str,
     warnings: &mut Vec<String>,
     also_known: &[&str],
-) -> Result<(), String> {
+) -> Result<(), FieldError> {
     for key in object.keys() {
         if also_known.contains(&key.as_str()) || fields.iter().any(|(f, _)| f == key) {
             continue;
@@ -188,7 +214,7 @@ fn whole(v: &Value) -> Option<u64> {
 
 /// A whole number in the given range, as an integer (in place), or what is
 /// wrong with it.
-fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), String> {
+fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), FieldError> {
     let range = if max == u64::MAX {
         format!("a whole number of at least {min}")
     } else {
@@ -199,9 +225,9 @@ fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), String>
             *v = Value::Number(Number::from(n));
             Ok(())
         }
-        _ => Err(format!(
-            "field '{name}': expected {range}, got {}",
-            describe(v)
+        _ => Err(FieldError::new(
+            name,
+            format!("expected {range}, got {}", describe(v)),
         )),
     }
 }
@@ -211,9 +237,10 @@ fn check_value(
     kind: Kind,
     name: &str,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
-    let expected =
-        |what: &str, v: &Value| format!("field '{name}': expected {what}, got {}", describe(v));
+) -> Result<(), FieldError> {
+    let expected = |what: &str, v: &Value| {
+        FieldError::new(name, format!("expected {what}, got {}", describe(v)))
+    };
     match kind {
         Kind::Whole { min, max } => whole_in(value, min, max, name),
         Kind::Bool => match value {
@@ -249,7 +276,7 @@ fn check_value(
         Kind::Clock => match value {
             Value::Object(o) => {
                 if !o.contains_key("time_ms") {
-                    return Err(format!("field '{name}': 'time_ms' is missing"));
+                    return Err(FieldError::new(name, "'time_ms' is missing".into()));
                 }
                 check_object(o, CLOCK_FIELDS, &format!("{name}."), warnings, &[])
             }
@@ -263,23 +290,29 @@ fn check_value(
 
 /// A grid: rows of cells or one flat list; each cell 0, 1 or 2 (whole
 /// floats too, which become integers).
-fn check_board(value: &mut Value, name: &str) -> Result<(), String> {
-    let cell = |v: &mut Value, place: String| -> Result<(), String> {
+fn check_board(value: &mut Value, name: &str) -> Result<(), FieldError> {
+    let cell = |v: &mut Value, place: String| -> Result<(), FieldError> {
         match whole(v) {
             Some(n @ 0..=2) => {
                 *v = Value::Number(Number::from(n));
                 Ok(())
             }
-            _ => Err(format!(
-                "field '{name}': {place}: expected 0 (empty), 1 or 2 (the players' stones), got {}",
-                describe(v)
+            _ => Err(FieldError::new(
+                name,
+                format!(
+                    "{place}: expected 0 (empty), 1 or 2 (the players' stones), got {}",
+                    describe(v)
+                ),
             )),
         }
     };
     let Value::Array(items) = value else {
-        return Err(format!(
-            "field '{name}': expected a list of rows, top row first, or one flat list of cells, got {}",
-            describe(value)
+        return Err(FieldError::new(
+            name,
+            format!(
+                "expected a list of rows, top row first, or one flat list of cells, got {}",
+                describe(value)
+            ),
         ));
     };
     if items.iter().all(|i| i.is_array()) && !items.is_empty() {
@@ -305,7 +338,7 @@ mod tests {
 
     fn run(cmd: &str, json: &str) -> (Result<Vec<String>, String>, Value) {
         let mut v: Value = serde_json::from_str(json).unwrap();
-        let result = check(cmd, v.as_object_mut().unwrap());
+        let result = check(cmd, v.as_object_mut().unwrap()).map_err(|e| e.to_string());
         (result, v)
     }
 
@@ -374,5 +407,77 @@ mod tests {
         let (r, v) = run("go", r#"{"cmd":"go","depth":3.0}"#);
         assert!(r.unwrap().is_empty());
         assert_eq!(v["depth"], serde_json::json!(3));
+    }
+
+    /// The request schema's description of one field.
+    fn schema_of(field: &Value, kind: Kind, place: &str) {
+        let types = |v: &Value| -> Vec<String> {
+            v["oneOf"]
+                .as_array()
+                .map(|o| o.iter().map(|x| x["type"].to_string()).collect())
+                .unwrap_or_default()
+        };
+        match kind {
+            Kind::Whole { min, max } => {
+                assert_eq!(field["type"], "integer", "{place}");
+                assert_eq!(field["minimum"].as_u64(), Some(min), "{place}");
+                let most = (max != u64::MAX).then_some(max);
+                assert_eq!(
+                    field.get("maximum").and_then(Value::as_u64),
+                    most,
+                    "{place}"
+                );
+            }
+            Kind::Bool => assert_eq!(field["type"], "boolean", "{place}"),
+            Kind::Text => assert_eq!(field["type"], "string", "{place}"),
+            Kind::Any => assert!(field.get("type").is_none(), "{place}"),
+            Kind::Moves => assert_eq!(types(field), ["\"string\"", "\"array\""], "{place}"),
+            Kind::Board => assert_eq!(types(field), ["\"array\"", "\"array\""], "{place}"),
+            // The rules' ranges are the board's own (`Rules::new` checks
+            // them); the fields and their types must agree.
+            Kind::Rules => object_of(field, RULES_FIELDS, place, false),
+            Kind::Clock => {
+                assert_eq!(field["required"], serde_json::json!(["time_ms"]), "{place}");
+                object_of(field, CLOCK_FIELDS, place, true);
+            }
+        }
+    }
+
+    /// An object's fields in the schema against `fields`, with their
+    /// ranges when `ranges`.
+    fn object_of(schema: &Value, fields: &[(&str, Kind)], place: &str, ranges: bool) {
+        assert_eq!(schema["type"], "object", "{place}");
+        let properties = schema["properties"].as_object().expect(place);
+        let mut named: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let mut ours: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+        named.sort_unstable();
+        ours.sort_unstable();
+        assert_eq!(named, ours, "{place}");
+        for (name, kind) in fields {
+            let field = &properties[*name];
+            match kind {
+                Kind::Whole { .. } if !ranges => assert_eq!(field["type"], "integer"),
+                _ => schema_of(field, *kind, &format!("{place}.{name}")),
+            }
+        }
+    }
+
+    #[test]
+    fn the_fields_are_the_request_schema_s() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../protocol/schema/request.schema.json"))
+                .unwrap();
+        let variants = schema["oneOf"].as_array().unwrap();
+        let named: Vec<&str> = variants
+            .iter()
+            .map(|v| v["properties"]["cmd"]["const"].as_str().unwrap())
+            .collect();
+        assert_eq!(named, commands());
+        for (variant, (cmd, fields)) in variants.iter().zip(FIELDS) {
+            let mut schema = variant.clone();
+            let properties = schema["properties"].as_object_mut().unwrap();
+            assert!(properties.remove("cmd").is_some() && properties.remove("id").is_some());
+            object_of(&schema, fields, cmd, true);
+        }
     }
 }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::protocol::fields;
+use crate::protocol::fields::{self, FieldError};
 use crate::protocol::lines::shorten;
 use crate::rules::Rules;
 use crate::score::Outcome;
@@ -187,20 +187,6 @@ pub enum Command {
     /// End the session.
     Quit,
 }
-
-/// Names of the commands, for error messages: the `cmd` tags of [`Command`]
-/// (a test checks that the two agree).
-pub const COMMANDS: &[&str] = &[
-    "hello",
-    "ping",
-    "newgame",
-    "position",
-    "go",
-    "stop",
-    "analyze",
-    "setoption",
-    "quit",
-];
 
 /// The position: from the empty board by moves, or a grid. With neither,
 /// the empty board.
@@ -615,20 +601,21 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
         }
         None => return Err(err(id, ErrorCode::BadRequest, "missing field 'cmd'".into())),
     };
-    if !COMMANDS.contains(&cmd) {
+    let commands = fields::commands();
+    if !commands.contains(&cmd) {
         return Err(err(
             id,
             ErrorCode::UnknownCommand,
-            match fields::nearest(cmd, COMMANDS) {
+            match fields::nearest(cmd, &commands) {
                 Some(guess) => format!(
                     "unknown command '{}' (did you mean '{guess}'?); known: {}",
                     shorten(cmd, 40),
-                    COMMANDS.join(", ")
+                    commands.join(", ")
                 ),
                 None => format!(
                     "unknown command '{}'; known: {}",
                     shorten(cmd, 40),
-                    COMMANDS.join(", ")
+                    commands.join(", ")
                 ),
             },
         ));
@@ -663,7 +650,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
 fn validate_limits(
     object: &serde_json::Map<String, Value>,
     limits: &GoLimits,
-) -> Result<(), String> {
+) -> Result<(), FieldError> {
     for (name, value) in [
         ("depth", limits.depth),
         ("nodes", limits.nodes),
@@ -671,14 +658,20 @@ fn validate_limits(
         ("clock.time_ms", limits.clock.map(|c| c.time_ms)),
     ] {
         if value == Some(0) {
-            return Err(format!("field '{name}': must be at least 1, found 0"));
+            return Err(FieldError {
+                field: name.into(),
+                problem: "must be at least 1, found 0".into(),
+            });
         }
     }
     if limits.depth.is_some_and(|d| d > 1000) {
-        return Err(format!(
-            "field 'depth': must be at most 1000, found {}",
-            limits.depth.unwrap_or_default()
-        ));
+        return Err(FieldError {
+            field: "depth".into(),
+            problem: format!(
+                "must be at most 1000, found {}",
+                limits.depth.unwrap_or_default()
+            ),
+        });
     }
     if limits.infinite
         && (limits.depth.is_some()
@@ -686,12 +679,18 @@ fn validate_limits(
             || limits.movetime_ms.is_some()
             || limits.clock.is_some())
     {
-        return Err("'infinite' cannot be combined with other limits".into());
+        return Err(FieldError {
+            field: "infinite".into(),
+            problem: "cannot be combined with other limits".into(),
+        });
     }
     if let Some(Value::Bool(_)) | None = object.get("infinite") {
         Ok(())
     } else {
-        Err("field 'infinite': expected true or false".into())
+        Err(FieldError {
+            field: "infinite".into(),
+            problem: "expected true or false".into(),
+        })
     }
 }
 
@@ -726,7 +725,7 @@ mod tests {
             .map(|t| t.trim().trim_matches('`'))
             .map(|t| t.split('`').next().unwrap())
             .collect();
-        assert_eq!(tags, COMMANDS, "{e}");
+        assert_eq!(tags, fields::commands(), "{e}");
     }
 
     fn code(line: &str) -> ErrorCode {

@@ -6,6 +6,7 @@
 mod fields;
 pub mod lines;
 pub mod messages;
+pub mod options;
 pub mod session;
 
 pub use messages::{Command, ErrorCode, Id, Reply, Request, parse_request};

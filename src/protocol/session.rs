@@ -22,8 +22,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::engine::{AgentError, DEFAULT_HASH_MB, Engine, GoRequest, Report, SearchScore};
 use crate::game::Game;
 use crate::grid;
@@ -31,17 +29,14 @@ use crate::position::{Player, Position, Status};
 use crate::protocol::lines::{Line, LineReader};
 use crate::protocol::messages::{
     Board, BookInfo, Command, EngineInfo, ErrorCode, GameStatus, GoLimits, Id, LayerInfo,
-    MAX_LINE_BYTES, MoveScore, Moves, OptionInfo, PROTOCOL, PositionRequest, PositionState, Reply,
-    Request, VERSION, WireScore, parse_request,
+    MAX_LINE_BYTES, MoveScore, Moves, PROTOCOL, PositionRequest, PositionState, Reply, Request,
+    VERSION, WireScore, parse_request,
 };
+use crate::protocol::options::{self, OptionValue};
 use crate::score::end_ply;
 
 /// Least time between two `info` replies of one search.
 const INFO_INTERVAL: Duration = Duration::from_millis(100);
-/// Most threads the `threads` option accepts.
-const MAX_THREADS: i64 = 256;
-/// Largest table size `hash_mb` accepts, in MiB.
-const MAX_HASH_MB: i64 = 16 * 1024;
 /// Requests waiting for a search, at most; more get a `busy` error.
 pub const MAX_QUEUED: usize = 256;
 /// Lines read and not yet taken by the session loop, at most; the reader
@@ -382,10 +377,11 @@ impl Session {
                 Some(self.state_reply(id))
             }
             Command::Position(p) => Some(self.position(id, p)),
-            Command::SetOption { name, value } if name == "hash_mb" => {
-                self.resize(id, &value, warnings.clone())
-            }
-            Command::SetOption { name, value } => Some(self.set_option(id, &name, &value)),
+            Command::SetOption { name, value } => match options::parse(&name, &value) {
+                Ok(OptionValue::HashMb(mb)) => self.resize(id, mb, warnings.clone()),
+                Ok(value) => Some(self.set_option(id, value)),
+                Err(e) => Some(error(id, ErrorCode::BadOption, e.to_string())),
+            },
             Command::Go(limits) => self.go(id, &limits, warnings.clone()),
             Command::Analyze(limits) => self.analyze(id, &limits, warnings.clone()),
         };
@@ -429,62 +425,7 @@ impl Session {
                 name: "connect4".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
             },
-            options: vec![
-                OptionInfo {
-                    name: "hash_mb".into(),
-                    kind: "int".into(),
-                    default: DEFAULT_HASH_MB.into(),
-                    min: Some(1),
-                    max: Some(MAX_HASH_MB),
-                    choices: None,
-                    help: format!(
-                        "transposition table size in MiB; the engine's tables take about \
-                         1.25 x this in all (the default takes {} MiB); setting it clears them",
-                        Engine::table_mebibytes(DEFAULT_HASH_MB)
-                    ),
-                },
-                OptionInfo {
-                    name: "agent".into(),
-                    kind: "string".into(),
-                    default: "solver".into(),
-                    min: None,
-                    max: None,
-                    choices: Some(Engine::agent_names()),
-                    help: format!(
-                        "which player answers go: NAME or NAME:key=value,...; {}",
-                        Engine::agent_help().replace('\n', "; ")
-                    ),
-                },
-                OptionInfo {
-                    name: "threads".into(),
-                    kind: "int".into(),
-                    default: 1.into(),
-                    min: Some(1),
-                    max: Some(MAX_THREADS),
-                    choices: None,
-                    help: "threads for the solver's proofs, sharing its table".into(),
-                },
-                OptionInfo {
-                    name: "book".into(),
-                    kind: "bool".into(),
-                    default: true.into(),
-                    min: None,
-                    max: None,
-                    choices: None,
-                    help: "answer from the opening book (exact scores of early positions) \
-                           where it has the position"
-                        .into(),
-                },
-                OptionInfo {
-                    name: "info".into(),
-                    kind: "bool".into(),
-                    default: true.into(),
-                    min: None,
-                    max: None,
-                    choices: None,
-                    help: "send info replies during go".into(),
-                },
-            ],
+            options: options::infos(),
             book,
         }
     }
@@ -531,66 +472,31 @@ impl Session {
         }
     }
 
-    fn set_option(&mut self, id: Option<Id>, name: &str, value: &Value) -> Reply {
-        let bad = |m: String| error(id.clone(), ErrorCode::BadOption, m);
-        match name {
-            "threads" => match value.as_i64() {
-                Some(n) if (1..=MAX_THREADS).contains(&n) => {
-                    self.engine.set_threads(n as usize);
-                    Reply::Ok { id, state: None }
+    /// Sets an option other than `hash_mb` (which [`Session::resize`]
+    /// sets), its value checked by [`options::parse`].
+    fn set_option(&mut self, id: Option<Id>, value: OptionValue) -> Reply {
+        match value {
+            OptionValue::Threads(n) => self.engine.set_threads(n),
+            OptionValue::Book(on) => self.engine.set_book(on),
+            OptionValue::Info(on) => self.info = on,
+            OptionValue::Agent(spec) => {
+                if let Err(e) = self.engine.set_agent(&spec) {
+                    return error(id, ErrorCode::BadOption, format!("option 'agent': {e}"));
                 }
-                _ => bad(format!(
-                    "option 'threads': expected an integer from 1 to {MAX_THREADS}, found {value}"
-                )),
-            },
-            "book" => match value.as_bool() {
-                Some(on) => {
-                    self.engine.set_book(on);
-                    Reply::Ok { id, state: None }
-                }
-                None => bad(format!(
-                    "option 'book': expected true or false, found {value}"
-                )),
-            },
-            "info" => match value.as_bool() {
-                Some(on) => {
-                    self.info = on;
-                    Reply::Ok { id, state: None }
-                }
-                None => bad(format!(
-                    "option 'info': expected true or false, found {value}"
-                )),
-            },
-            "agent" => match value.as_str().map(|spec| self.engine.set_agent(spec)) {
-                Some(Ok(())) => Reply::Ok { id, state: None },
-                Some(Err(e)) => bad(format!("option 'agent': {e}")),
-                None => bad(format!(
-                    "option 'agent': expected a string such as \"alphabeta:depth=4\", found {value}"
-                )),
-            },
-            other => bad(format!(
-                "unknown option '{other}'; options: hash_mb, threads, agent, book, info"
-            )),
+            }
+            OptionValue::HashMb(_) => unreachable!("hash_mb is set by resize"),
         }
+        Reply::Ok { id, state: None }
     }
 
     /// `setoption hash_mb`: the tables are resized on the search thread, so
     /// that `ping` is answered meanwhile; the reply comes when it is done.
-    fn resize(&mut self, id: Option<Id>, value: &Value, warnings: Vec<String>) -> Option<Reply> {
-        let Some(mb) = value.as_i64().filter(|mb| (1..=MAX_HASH_MB).contains(mb)) else {
-            return Some(error(
-                id,
-                ErrorCode::BadOption,
-                format!(
-                    "option 'hash_mb': expected an integer from 1 to {MAX_HASH_MB}, found {value}"
-                ),
-            ));
-        };
+    fn resize(&mut self, id: Option<Id>, mb: usize, warnings: Vec<String>) -> Option<Reply> {
         let tx = self.tx.clone();
         let events = self.events_tx.clone();
         self.searching = true;
         self.engine.resize(
-            mb as usize,
+            mb,
             Box::new(move |result| {
                 let reply = match result {
                     Ok(()) => Reply::Ok { id, state: None },
@@ -763,6 +669,7 @@ impl Write for Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn session(input: &'static str, after_input: Duration) -> Vec<Value> {
         let options = SessionOptions {
