@@ -595,27 +595,7 @@ pub fn run_games(
     }
     let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
-    let config = RunConfig {
-        rules: args.rules,
-        specs: plan.specs.clone(),
-        concurrency,
-        margin: Duration::from_millis(args.time_margin),
-        adjudicate: args.adjudicate,
-        seed: args.seed,
-        stderr_log: args
-            .log
-            .as_deref()
-            .map(StderrLog::beside)
-            .transpose()?
-            .map(Arc::new),
-        max_move_time: Duration::from_secs_f64(args.max_move_time),
-        debug: args
-            .debug
-            .as_deref()
-            .map(DebugLog::create)
-            .transpose()?
-            .map(Arc::new),
-    };
+    let config = run_config(&plan, args, concurrency)?;
     let started = std::time::Instant::now();
     let cpu_before = connect4::lab::cpu_time::own_seconds();
     if recorder.live.verdict().is_none() {
@@ -640,6 +620,24 @@ pub fn run_games(
     }
     let decided = recorder.live.verdict();
     report_run(&plan, args, sprt, recorder.games, decided, &speed)
+}
+
+/// How the workers play `plan`'s games, `concurrency` at a time: the
+/// engines' stderr and the debug transcript open beside the log.
+fn run_config(plan: &Plan, args: &RunArgs, concurrency: usize) -> Result<RunConfig> {
+    let stderr_log = args.log.as_deref().map(StderrLog::beside).transpose()?;
+    let debug = args.debug.as_deref().map(DebugLog::create).transpose()?;
+    Ok(RunConfig {
+        rules: args.rules,
+        specs: plan.specs.clone(),
+        concurrency,
+        margin: Duration::from_millis(args.time_margin),
+        adjudicate: args.adjudicate,
+        seed: args.seed,
+        stderr_log: stderr_log.map(Arc::new),
+        max_move_time: Duration::from_secs_f64(args.max_move_time),
+        debug: debug.map(Arc::new),
+    })
 }
 
 /// Prints what the run is about to do.

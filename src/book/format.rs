@@ -38,8 +38,8 @@ pub enum BookError {
     Invalid {
         /// The file, if the bytes came from one.
         path: Option<PathBuf>,
-        /// What is wrong, in words.
-        problem: String,
+        /// What is wrong.
+        problem: FormatError,
     },
     /// A layer that cannot be made or combined.
     #[error("no layer of ply {ply} on the {rules} board: {reason}")]
@@ -58,6 +58,158 @@ pub enum BookError {
         expected: Rules,
         /// The board of the book found.
         found: Rules,
+    },
+}
+
+/// What is wrong with the bytes of a book file.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// It does not start with the book header.
+    #[error("not a book file (it does not start with the book header)")]
+    NotABook,
+    /// A version this build does not read.
+    #[error("version {0} is not supported (this build reads versions 1 to {VERSION})")]
+    Version(u16),
+    /// The header's board is not a board.
+    #[error("the header names the board {columns}x{rows}x{inarow}, which is not valid: {reason}")]
+    Board {
+        /// Columns.
+        columns: u8,
+        /// Rows.
+        rows: u8,
+        /// Stones in a row to win.
+        inarow: u8,
+        /// Why not.
+        reason: crate::rules::RulesError,
+    },
+    /// A fixed-size file (versions 1 and 2) of the wrong size.
+    #[error(
+        "the header announces {count} entries ({expected} bytes) but the file has {found} \
+         bytes: it is truncated or damaged"
+    )]
+    Size {
+        /// Entries announced.
+        count: u64,
+        /// The bytes they take.
+        expected: u128,
+        /// The file's bytes.
+        found: usize,
+    },
+    /// Too few bytes for the entries announced.
+    #[error(
+        "the header announces {count} entries but the file has only {found} bytes: it is \
+         truncated or damaged"
+    )]
+    TooShort {
+        /// Entries announced.
+        count: u64,
+        /// The file's bytes.
+        found: usize,
+    },
+    /// The check hash at the end does not match.
+    #[error("the check hash does not match: the file is truncated or damaged")]
+    Hash,
+    /// An entry whose move is off the board.
+    #[error("entry {entry} names column {column} on a board of {columns} columns")]
+    Column {
+        /// The entry, from 0.
+        entry: usize,
+        /// Its column, from 0.
+        column: u8,
+        /// The board's columns.
+        columns: u32,
+    },
+    /// Entries are stored by increasing key.
+    #[error("entry {0} is out of order")]
+    EntryOrder(u64),
+    /// The file ends inside an entry.
+    #[error("entry {entry} of {count} is cut short: the file is truncated or damaged")]
+    EntryCut {
+        /// The entry, from 0.
+        entry: u64,
+        /// Entries announced.
+        count: u64,
+    },
+    /// Key gaps that add up past 64 bits.
+    #[error("entry {0} has a key past 64 bits: the file is damaged")]
+    KeyOverflow(u64),
+    /// A version 4 body without its layer count.
+    #[error("the layer count is missing: the file is truncated or damaged")]
+    NoLayerCount,
+    /// The file ends inside a layer.
+    #[error("layer {layer} of {count} is cut short: the file is truncated or damaged")]
+    LayerCut {
+        /// The layer, from 0.
+        layer: u8,
+        /// Layers announced.
+        count: u8,
+    },
+    /// Layers are stored by increasing ply.
+    #[error("layer {layer} (ply {ply}) is out of order")]
+    LayerOrder {
+        /// The layer, from 0.
+        layer: u8,
+        /// Its ply.
+        ply: u32,
+    },
+    /// A layer whose slot count is not its ply's.
+    #[error("layer {layer} (ply {ply}) announces {slots} slots, the board's ply has {expected}")]
+    LayerSlots {
+        /// The layer, from 0.
+        layer: u8,
+        /// Its ply.
+        ply: u32,
+        /// Slots announced.
+        slots: u64,
+        /// Slots of that ply on the board.
+        expected: u64,
+    },
+    /// A layer of a ply the board cannot have.
+    #[error("{0}")]
+    NoLayer(Box<BookError>),
+    /// A layer's values of the wrong length.
+    #[error("the layer of ply {ply} should have {expected} bytes, it has {found}")]
+    LayerLength {
+        /// Its ply.
+        ply: u32,
+        /// The bytes its slots take.
+        expected: usize,
+        /// The bytes stored.
+        found: usize,
+    },
+    /// A layer's move off the board.
+    #[error(
+        "slot {slot} of the layer of ply {ply} names column {column} on a board of {columns} \
+         columns"
+    )]
+    LayerColumn {
+        /// The slot.
+        slot: u64,
+        /// The layer's ply.
+        ply: u32,
+        /// Its column, from 0.
+        column: u32,
+        /// The board's columns.
+        columns: u8,
+    },
+    /// Bits set past a layer's last slot.
+    #[error("the layer of ply {ply} has a value past its last slot: the file is damaged")]
+    LayerPadding {
+        /// Its ply.
+        ply: u32,
+    },
+    /// Bytes after the last entry or layer.
+    #[error(
+        "{extra} {} the last of the {count} {what}: the file is damaged",
+        if *.extra == 1 { "byte follows" } else { "bytes follow" }
+    )]
+    Trailing {
+        /// How many bytes.
+        extra: usize,
+        /// Items before them.
+        count: u64,
+        /// `entries` or `layers`.
+        what: &'static str,
     },
 }
 
@@ -144,19 +296,22 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Book, BookError> {
     })
 }
 
-fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
+fn decode_inner(bytes: &[u8]) -> Result<Book, FormatError> {
     if bytes.len() < HEADER_BYTES + HASH_BYTES || &bytes[..8] != MAGIC {
-        return Err("not a book file (it does not start with the book header)".into());
+        return Err(FormatError::NotABook);
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
     if !(1..=VERSION).contains(&version) {
-        return Err(format!(
-            "version {version} is not supported (this build reads versions 1 to {VERSION})"
-        ));
+        return Err(FormatError::Version(version));
     }
     let (columns, rows, inarow) = (bytes[10], bytes[11], bytes[12]);
-    let rules = Rules::new(columns.into(), rows.into(), inarow.into()).map_err(|e| {
-        format!("the header names the board {columns}x{rows}x{inarow}, which is not valid: {e}")
+    let rules = Rules::new(columns.into(), rows.into(), inarow.into()).map_err(|reason| {
+        FormatError::Board {
+            columns,
+            rows,
+            inarow,
+            reason,
+        }
     })?;
     let complete_ply = u32::from(bytes[13]);
     let deviations = if version == 1 {
@@ -170,22 +325,21 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         let expected =
             (count as u128) * FIXED_ENTRY_BYTES as u128 + (HEADER_BYTES + HASH_BYTES) as u128;
         if expected != bytes.len() as u128 {
-            return Err(format!(
-                "the header announces {count} entries ({expected} bytes) but the file has {} \
-                 bytes: it is truncated or damaged",
-                bytes.len()
-            ));
+            return Err(FormatError::Size {
+                count,
+                expected,
+                found: bytes.len(),
+            });
         }
     } else if count > ((body - HEADER_BYTES) / MIN_ENTRY_BYTES) as u64 {
-        return Err(format!(
-            "the header announces {count} entries but the file has only {} bytes: it is \
-             truncated or damaged",
-            bytes.len()
-        ));
+        return Err(FormatError::TooShort {
+            count,
+            found: bytes.len(),
+        });
     }
     let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
     if fnv1a(&bytes[..body]) != stored {
-        return Err("the check hash does not match: the file is truncated or damaged".into());
+        return Err(FormatError::Hash);
     }
     let (entries, layers) = if version < 3 {
         (fixed_entries(&bytes[HEADER_BYTES..body]), Vec::new())
@@ -200,18 +354,7 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
         };
         (entries, layers)
     };
-    for (i, entry) in entries.iter().enumerate() {
-        if u32::from(entry.column) >= rules.columns() {
-            return Err(format!(
-                "entry {i} names column {} on a board of {} columns",
-                entry.column,
-                rules.columns()
-            ));
-        }
-        if i > 0 && entries[i - 1].key >= entry.key {
-            return Err(format!("entry {i} is out of order"));
-        }
-    }
+    check_entries(&entries, rules)?;
     let deepest_ply = entries
         .iter()
         .map(|e| super::plies_of(e.key, rules))
@@ -227,15 +370,32 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, String> {
     })
 }
 
+/// Every entry's move is on the board and the keys increase.
+fn check_entries(entries: &[Entry], rules: Rules) -> Result<(), FormatError> {
+    for (i, entry) in entries.iter().enumerate() {
+        if u32::from(entry.column) >= rules.columns() {
+            return Err(FormatError::Column {
+                entry: i,
+                column: entry.column,
+                columns: rules.columns(),
+            });
+        }
+        if i > 0 && entries[i - 1].key >= entry.key {
+            return Err(FormatError::EntryOrder(i as u64));
+        }
+    }
+    Ok(())
+}
+
 /// The layer section of a version 4 body: a count, then each layer's ply,
 /// slot count and values.
-fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, String> {
+fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, FormatError> {
     let Some((&count, mut rest)) = section.split_first() else {
-        return Err("the layer count is missing: the file is truncated or damaged".into());
+        return Err(FormatError::NoLayerCount);
     };
     let mut layers: Vec<Layer> = Vec::with_capacity(count.into());
     for i in 0..count {
-        let cut = || format!("layer {i} of {count} is cut short: the file is truncated or damaged");
+        let cut = || FormatError::LayerCut { layer: i, count };
         if rest.len() < 9 {
             return Err(cut());
         }
@@ -246,14 +406,16 @@ fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, String> {
             return Err(cut());
         };
         if layers.last().is_some_and(|l| l.ply() >= ply) {
-            return Err(format!("layer {i} (ply {ply}) is out of order"));
+            return Err(FormatError::LayerOrder { layer: i, ply });
         }
         let layer = Layer::from_bytes(rules, ply, values)?;
         if layer.slots() != slots {
-            return Err(format!(
-                "layer {i} (ply {ply}) announces {slots} slots, the board's ply has {}",
-                layer.slots()
-            ));
+            return Err(FormatError::LayerSlots {
+                layer: i,
+                ply,
+                slots,
+                expected: layer.slots(),
+            });
         }
         layers.push(layer);
         rest = &rest[9 + length..];
@@ -264,18 +426,11 @@ fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, String> {
 
 /// An error if `extra` bytes follow the last of `count` items (`what`:
 /// entries or layers).
-fn trailing_bytes(extra: usize, count: u64, what: &str) -> Result<(), String> {
+fn trailing_bytes(extra: usize, count: u64, what: &'static str) -> Result<(), FormatError> {
     if extra == 0 {
         return Ok(());
     }
-    let (unit, verb) = if extra == 1 {
-        ("byte", "follows")
-    } else {
-        ("bytes", "follow")
-    };
-    Err(format!(
-        "{extra} {unit} {verb} the last of the {count} {what}: the file is damaged"
-    ))
+    Err(FormatError::Trailing { extra, count, what })
 }
 
 /// The entries of a version 1 or 2 body: 10 bytes each.
@@ -292,24 +447,20 @@ fn fixed_entries(body: &[u8]) -> Vec<Entry> {
 /// The `count` entries of a version 3 or 4 body: each key as its gap from
 /// the previous one (the first from 0) in a varint, then column and score;
 /// and the offset where they end.
-fn varint_entries(body: &[u8], count: u64) -> Result<(Vec<Entry>, usize), String> {
+fn varint_entries(body: &[u8], count: u64) -> Result<(Vec<Entry>, usize), FormatError> {
     let mut entries = Vec::with_capacity(count as usize);
     let mut at = 0;
     let mut key: u64 = 0;
     for i in 0..count {
         let gap = read_varint(body, &mut at);
         let (Some(gap), Some(&column), Some(&score)) = (gap, body.get(at), body.get(at + 1)) else {
-            return Err(format!(
-                "entry {i} of {count} is cut short: the file is truncated or damaged"
-            ));
+            return Err(FormatError::EntryCut { entry: i, count });
         };
         at += 2;
         if i > 0 && gap == 0 {
-            return Err(format!("entry {i} is out of order"));
+            return Err(FormatError::EntryOrder(i));
         }
-        key = key
-            .checked_add(gap)
-            .ok_or_else(|| format!("entry {i} has a key past 64 bits: the file is damaged"))?;
+        key = key.checked_add(gap).ok_or(FormatError::KeyOverflow(i))?;
         entries.push(Entry {
             key,
             column,

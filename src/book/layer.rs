@@ -35,6 +35,7 @@
 use std::fmt;
 
 use super::BookError;
+use super::format::FormatError;
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::score::Outcome;
@@ -382,16 +383,16 @@ impl Layer {
         &self.values
     }
 
-    /// A layer from its stored bytes; the problem in words if they are not
+    /// A layer from its stored bytes; what is wrong if they are not
     /// a valid layer of that ply and board.
-    pub(super) fn from_bytes(rules: Rules, ply: u32, bytes: &[u8]) -> Result<Layer, String> {
-        let mut layer = Layer::new(rules, ply).map_err(|e| e.to_string())?;
+    pub(super) fn from_bytes(rules: Rules, ply: u32, bytes: &[u8]) -> Result<Layer, FormatError> {
+        let mut layer = Layer::new(rules, ply).map_err(|e| FormatError::NoLayer(Box::new(e)))?;
         if bytes.len() != layer.values.len() {
-            return Err(format!(
-                "the layer of ply {ply} should have {} bytes, it has {}",
-                layer.values.len(),
-                bytes.len()
-            ));
+            return Err(FormatError::LayerLength {
+                ply,
+                expected: layer.values.len(),
+                found: bytes.len(),
+            });
         }
         layer.values.copy_from_slice(bytes);
         let columns = rules.columns() as u8;
@@ -406,16 +407,16 @@ impl Layer {
                 continue;
             };
             if column >= u32::from(columns) {
-                return Err(format!(
-                    "slot {slot} of the layer of ply {ply} names column {column} on a board of \
-                     {columns} columns"
-                ));
+                return Err(FormatError::LayerColumn {
+                    slot,
+                    ply,
+                    column,
+                    columns,
+                });
             }
         }
         if layer.slots() % 2 == 1 && bytes.last().is_some_and(|b| b >> 4 != 0) {
-            return Err(format!(
-                "the layer of ply {ply} has a value past its last slot: the file is damaged"
-            ));
+            return Err(FormatError::LayerPadding { ply });
         }
         Ok(layer)
     }
@@ -532,9 +533,11 @@ mod tests {
         assert_eq!(back, layer);
         let mut bad = layer.bytes().to_vec();
         bad[0] = WIN_BASE + 6;
-        let problem = Layer::from_bytes(rules, 3, &bad).unwrap_err();
+        let problem = Layer::from_bytes(rules, 3, &bad).unwrap_err().to_string();
         assert!(problem.contains("names column 6"), "{problem}");
-        let problem = Layer::from_bytes(rules, 3, &bad[1..]).unwrap_err();
+        let problem = Layer::from_bytes(rules, 3, &bad[1..])
+            .unwrap_err()
+            .to_string();
         assert!(problem.contains("should have"), "{problem}");
     }
 }

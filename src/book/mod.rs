@@ -67,7 +67,7 @@ use std::sync::{Arc, OnceLock};
 use crate::position::Position;
 use crate::rules::Rules;
 
-pub use format::BookError;
+pub use format::{BookError, FormatError};
 pub use layer::{Layer, LayerMove};
 
 /// One stored position.

@@ -244,7 +244,12 @@ mod tests {
             assert_eq!(row[2], default, "{}'s default", info.name);
             if let (Some(min), Some(max)) = (info.min, info.max) {
                 let range = format!("{min} to {max}");
-                assert!(row[3].starts_with(&range), "{}: {} / {range}", info.name, row[3]);
+                assert!(
+                    row[3].starts_with(&range),
+                    "{}: {} / {range}",
+                    info.name,
+                    row[3]
+                );
             }
         }
     }

@@ -554,23 +554,29 @@ impl Searcher {
         }
         let best = best.clamp(low, high);
         // Step 6. Store what the searched window says about the value.
-        let kind = if best <= alpha_in {
+        self.store(key, depth, (alpha_in, beta_in), best, best_column);
+        best
+    }
+
+    /// Stores what a search of `depth` plies in the window `(alpha,
+    /// beta)` found: `value` (an upper bound at or below alpha, a lower
+    /// bound at or above beta, exact between) and its move.
+    #[inline]
+    fn store(&mut self, key: u64, depth: u32, window: (i32, i32), value: i32, best: Option<u32>) {
+        let kind = if value <= window.0 {
             BoundKind::Upper
-        } else if best >= beta_in {
+        } else if value >= window.1 {
             BoundKind::Lower
         } else {
             BoundKind::Exact
         };
-        self.table.put(
-            key,
-            Entry {
-                depth,
-                kind,
-                value: best,
-                best: best_column,
-            },
-        );
-        best
+        let entry = Entry {
+            depth,
+            kind,
+            value,
+            best,
+        };
+        self.table.put(key, entry);
     }
 
     /// The range of search values the solver's proofs allow for `p`: a

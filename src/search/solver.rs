@@ -662,6 +662,31 @@ impl Solver {
         }
     }
 
+    /// The bounds of `p`'s score known before searching it: from the
+    /// rules (nobody wins at once), a layer's outcome and the table entry
+    /// at `key`, with the entry's best column as stored (in the frame of
+    /// the key's position).
+    #[inline(always)]
+    fn node_bounds(&self, p: &Position, key: u64) -> (i32, i32, Option<u32>) {
+        let mut lo = score::lower_bound(p);
+        let mut hi = score::upper_bound(p);
+        if let Some((l, h)) = self.layer_bounds(p) {
+            lo = lo.max(l);
+            hi = hi.min(h);
+        }
+        let mut hint = None;
+        if let Some(b) = self.tt.get(key) {
+            if let Some(l) = b.lower {
+                lo = lo.max(l);
+            }
+            if let Some(u) = b.upper {
+                hi = hi.min(u);
+            }
+            hint = b.best;
+        }
+        (lo, hi, hint)
+    }
+
     /// Fail-soft negamax with alpha-beta.
     ///
     /// Contract: `p` is not over and the side to move cannot win at once
@@ -694,29 +719,12 @@ impl Solver {
         let children = self.children_keys(p, moves);
         // Step 3. Bounds from the rules (nobody wins at once), a layer's
         // outcome and the table.
-        let mut lo = score::lower_bound(p);
-        let mut hi = score::upper_bound(p);
-        if let Some((l, h)) = self.layer_bounds(p) {
-            lo = lo.max(l);
-            hi = hi.min(h);
-        }
         let (key, mirrored) = table_key(p);
         // A column as stored in the table, or as read from it.
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
-        let mut hint = None;
-        if let Some(b) = self.tt.get(key) {
-            if let Some(l) = b.lower {
-                lo = lo.max(l);
-            }
-            if let Some(u) = b.upper {
-                hi = hi.min(u);
-            }
-            hint = b.best.map(flip);
-        }
-        if lo >= hi {
-            return lo;
-        }
-        if lo >= beta {
+        let (lo, hi, hint) = self.node_bounds(p, key);
+        let hint = hint.map(flip);
+        if lo >= hi || lo >= beta {
             return lo;
         }
         if hi <= alpha {

@@ -9,7 +9,8 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use super::config::{Config, SubmissionKind, bridge_spec, program_spec};
@@ -65,39 +66,9 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
     let mut child = command
         .spawn()
         .map_err(|e| Refusal(format!("the build command `{line}` does not start: {e}")))?;
-    let output = Tail::default();
-    let (done, finished) = std::sync::mpsc::channel();
-    let mut readers = 0;
-    for stream in [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let (tail, done) = (output.clone(), done.clone());
-        std::thread::spawn(move || {
-            tail.collect(stream);
-            done.send(()).ok();
-        });
-        readers += 1;
-    }
+    let output = OutputReaders::start(&mut child);
     let limit = Duration::from_secs(config.limits.build_seconds);
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() > limit => break None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break None,
-        }
-    };
+    let status = wait_within(&mut child, limit);
     crate::group::kill_group(&child);
     // What the build left running (`setsid cmd &` leaves the group) would
     // hold the output pipes open, and could act on the files to grade.
@@ -105,16 +76,7 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         crate::sandbox::kill_user(s.account.uid);
     }
     child.wait().ok();
-    // Without a sandbox, a process that left the group may still hold the
-    // pipes: the output is read until a deadline, not until they close.
-    let deadline = Instant::now() + OUTPUT_GRACE;
-    for _ in 0..readers {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if finished.recv_timeout(left).is_err() {
-            break;
-        }
-    }
-    let text = output.text();
+    let text = output.text_by(Instant::now() + OUTPUT_GRACE);
     let lines: Vec<&str> = text.lines().collect();
     let shown = lines[lines.len().saturating_sub(BUILD_LINES)..].join("\n");
     let quote = |why: String| {
@@ -134,6 +96,75 @@ pub fn build(config: &Config, dir: &Path, sandbox: Option<&Sandbox>) -> Result<(
         ))),
         Some(s) if !s.success() => Err(quote(format!("the build command `{line}` failed ({s})"))),
         Some(_) => Ok(()),
+    }
+}
+
+/// The child's exit status if it ends within `limit` (`None` if it does
+/// not, or cannot be waited for).
+fn wait_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() > limit => return None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Threads reading a child's stdout and stderr into one bounded tail.
+struct OutputReaders {
+    /// What they read.
+    output: Tail,
+    /// A message from each reader when its stream closes.
+    finished: Receiver<()>,
+    /// How many readers there are.
+    readers: usize,
+}
+
+impl OutputReaders {
+    /// Starts a reader on each of the child's output streams.
+    fn start(child: &mut Child) -> OutputReaders {
+        let output = Tail::default();
+        let (done, finished) = std::sync::mpsc::channel();
+        let streams = [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        ];
+        let mut readers = 0;
+        for stream in streams.into_iter().flatten() {
+            let (tail, done) = (output.clone(), done.clone());
+            std::thread::spawn(move || {
+                tail.collect(stream);
+                done.send(()).ok();
+            });
+            readers += 1;
+        }
+        OutputReaders {
+            output,
+            finished,
+            readers,
+        }
+    }
+
+    /// The output, once every stream has closed or at `deadline`: a
+    /// process that left the group may still hold the pipes open, so the
+    /// output is read until a deadline, not until they close.
+    fn text_by(self, deadline: Instant) -> String {
+        for _ in 0..self.readers {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.finished.recv_timeout(left).is_err() {
+                break;
+            }
+        }
+        self.output.text()
     }
 }
 
