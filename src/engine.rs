@@ -263,7 +263,7 @@ impl Engine {
 
     /// Whether the agent can play on the current game's board; the error
     /// says why not (a learned model made for another board).
-    pub fn check_agent(&mut self) -> Result<(), String> {
+    pub fn check_agent(&mut self) -> Result<(), AgentError> {
         let rules = self.game.rules();
         match &self.players().agent {
             Some(agent) => agent.check_rules(rules),

@@ -297,7 +297,10 @@ fn a_trained_q_model_loads_back_plays_and_learns() {
         }
     }
     assert!(q.check_rules(Rules::STANDARD).is_ok());
-    let e = q.check_rules(Rules::new(7, 7, 4).unwrap()).unwrap_err();
+    let e = q
+        .check_rules(Rules::new(7, 7, 4).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("trained on 7x6x4") && e.contains("7x7x4"), "{e}");
     let (wins, games) = match_score(
         &format!("qlearning:model={}", path.display()),

@@ -109,18 +109,21 @@ impl Sandbox {
     }
 }
 
-/// Whether programs can be run as other users (the arena runs as root);
-/// `Err` says why not.
-pub fn isolation_available() -> Result<(), String> {
+/// Programs cannot be run as other users: the arena is not root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "isolation is off: the grader is not running as root, so the submission \
+     runs as the grader's own user and could change the result (fine for local \
+     runs; on Gradescope run_autograder runs as root)"
+)]
+pub struct NotRoot;
+
+/// Whether programs can be run as other users (the arena runs as root).
+pub fn isolation_available() -> Result<(), NotRoot> {
     if effective_uid() == Some(0) {
         Ok(())
     } else {
-        Err(
-            "isolation is off: the grader is not running as root, so the submission \
-             runs as the grader's own user and could change the result (fine for local \
-             runs; on Gradescope run_autograder runs as root)"
-                .into(),
-        )
+        Err(NotRoot)
     }
 }
 

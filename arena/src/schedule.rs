@@ -175,11 +175,16 @@ pub struct Shard {
     pub count: u64,
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// A `--shard` that is not `I/N` with `1 <= I <= N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}': expected I/N with 1 <= I <= N, such as 2/8")]
+pub struct BadShard(pub String);
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("'{s}': expected I/N with 1 <= I <= N, such as 2/8");
+impl std::str::FromStr for Shard {
+    type Err = BadShard;
+
+    fn from_str(s: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (
             i.trim().parse().map_err(|_| bad())?,

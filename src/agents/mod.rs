@@ -64,7 +64,7 @@ pub trait Agent: Send {
     }
     /// Whether the agent can play on `rules`; the error says why not (a
     /// learned model made for another board).
-    fn check_rules(&self, rules: Rules) -> Result<(), String> {
+    fn check_rules(&self, rules: Rules) -> Result<(), AgentError> {
         let _ = rules;
         Ok(())
     }
@@ -97,6 +97,16 @@ pub enum AgentError {
         value: String,
         /// What is expected.
         why: String,
+    },
+    /// A learned model made for another board than the game's.
+    #[error("agent '{agent}': the model was trained on {trained}, this game is on {game}")]
+    OtherBoard {
+        /// The agent's spec.
+        agent: String,
+        /// The model's board.
+        trained: Rules,
+        /// The game's board.
+        game: Rules,
     },
 }
 

@@ -57,6 +57,12 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(240, 228, 66),
 ];
 
+/// What the drawing library says when it fails.
+pub type DrawError = DrawingAreaErrorKind<std::io::Error>;
+
+/// Drawing one part of a figure.
+type Drawn = Result<(), DrawError>;
+
 /// What can go wrong when drawing a figure.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
@@ -86,7 +92,7 @@ pub enum PlotError {
         /// The figure.
         title: String,
         /// What the library said.
-        why: String,
+        why: DrawError,
     },
     /// The file could not be written.
     #[error("writing the picture {path}: {error}")]
@@ -216,11 +222,7 @@ impl Figure {
             let root = SVGBackend::with_string(&mut text, (WIDTH, height)).into_drawing_area();
             let drawn = root
                 .fill(&WHITE)
-                .map_err(|e| e.to_string())
-                .and_then(|()| {
-                    root.titled(&self.title, ("sans-serif", 22))
-                        .map_err(|e| e.to_string())
-                })
+                .and_then(|()| root.titled(&self.title, ("sans-serif", 22)))
                 .and_then(|mut rest| {
                     for ((panel, legend), h) in self.panels.iter().zip(&legends).zip(&heights) {
                         let (part, below) = rest.split_vertically(*h);
@@ -230,7 +232,7 @@ impl Figure {
                         rest = below;
                     }
                     draw_notes(&self.notes, &rest)?;
-                    root.present().map_err(|e| e.to_string())
+                    root.present()
                 });
             drawn.map_err(|why| PlotError::Draw {
                 title: self.title.clone(),
@@ -347,7 +349,7 @@ fn widen((lo, hi): (f64, f64), log: bool) -> (f64, f64) {
 }
 
 /// Draws one panel into `area`.
-fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
+fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Drawn {
     let (x0, x1) = panel.x_range();
     let (y0, y1) = panel.y_range();
     let mut builder = ChartBuilder::on(area);
@@ -357,14 +359,10 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Resul
         .x_label_area_size(40)
         .y_label_area_size(Y_LABEL_AREA);
     if panel.log_y {
-        let mut chart = builder
-            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
-            .map_err(|e| e.to_string())?;
+        let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
         draw_chart(&mut chart, panel, (x0, x1), format_number)
     } else {
-        let mut chart = builder
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| e.to_string())?;
+        let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1)?;
         draw_chart(&mut chart, panel, (x0, x1), tick)
     }
 }
@@ -376,7 +374,7 @@ fn draw_chart<'a, Y>(
     panel: &Panel,
     (x0, x1): (f64, f64),
     y_tick: fn(f64) -> String,
-) -> Result<(), String>
+) -> Drawn
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -393,39 +391,31 @@ where
         // One label per whole number of the range: the named ones show.
         mesh.x_labels((x1 - x0).round() as usize + 1);
     }
-    mesh.draw().map_err(|e| e.to_string())?;
+    mesh.draw()?;
     for (i, (_, y)) in panel.guides.iter().enumerate() {
         let (style, dash, gap) = guide_style(i);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x0, *y), (x1, *y)],
-                dash,
-                gap,
-                style,
-            ))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x0, *y), (x1, *y)],
+            dash,
+            gap,
+            style,
+        ))?;
     }
     for (i, s) in panel.series.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(
-                s.points
-                    .iter()
-                    .map(|p| Circle::new((p.x, p.y), 3, colour.filled())),
-            )
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(
+            s.points
+                .iter()
+                .map(|p| Circle::new((p.x, p.y), 3, colour.filled())),
+        )?;
         if s.joined {
             let style = ShapeStyle::from(&colour).stroke_width(2);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().map(|p| (p.x, p.y)), style))
-                .map_err(|e| e.to_string())?;
+            chart.draw_series(LineSeries::new(s.points.iter().map(|p| (p.x, p.y)), style))?;
         }
-        chart
-            .draw_series(s.points.iter().filter_map(|p| {
-                p.interval
-                    .map(|(lo, hi)| PathElement::new(vec![(p.x, lo), (p.x, hi)], colour))
-            }))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(s.points.iter().filter_map(|p| {
+            p.interval
+                .map(|(lo, hi)| PathElement::new(vec![(p.x, lo), (p.x, hi)], colour))
+        }))?;
     }
     Ok(())
 }
@@ -500,7 +490,7 @@ impl Legend {
     }
 
     /// Draws the legend into `strip`.
-    fn draw(&self, strip: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
+    fn draw(&self, strip: &DrawingArea<SVGBackend<'_>, Shift>) -> Drawn {
         for (sample, name, x, row) in &self.entries {
             let y = (row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
             let ends = vec![(*x, y), (*x + SAMPLE_WIDTH - 8, y)];
@@ -516,14 +506,12 @@ impl Legend {
                     strip.draw(&DashedPathElement::new(ends, dash, gap, style))
                 }
             };
-            drawn.map_err(|e| e.to_string())?;
-            strip
-                .draw(&Text::new(
-                    name.clone(),
-                    (*x + SAMPLE_WIDTH, y - 8),
-                    ("sans-serif", 13),
-                ))
-                .map_err(|e| e.to_string())?;
+            drawn?;
+            strip.draw(&Text::new(
+                name.clone(),
+                (*x + SAMPLE_WIDTH, y - 8),
+                ("sans-serif", 13),
+            ))?;
         }
         Ok(())
     }
@@ -563,15 +551,14 @@ fn notes_height(notes: &[String]) -> u32 {
 }
 
 /// Draws `notes` into `area`, one line under another.
-fn draw_notes(notes: &[String], area: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
+fn draw_notes(notes: &[String], area: &DrawingArea<SVGBackend<'_>, Shift>) -> Drawn {
     for (i, line) in note_lines(notes).into_iter().enumerate() {
         let y = 4 + (i as u32 * NOTE_LINE) as i32;
         area.draw(&Text::new(
             line,
             (MARGIN as i32, y),
             ("sans-serif", 13).into_font().color(&BLACK.mix(0.75)),
-        ))
-        .map_err(|e| e.to_string())?;
+        ))?;
     }
     Ok(())
 }

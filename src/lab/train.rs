@@ -44,19 +44,44 @@ pub enum Explore {
     },
 }
 
+/// An exploration that is not one of the three forms.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ExploreError {
+    /// Neither `epsilon:` nor `ucb:`.
+    #[error("'{0}': expected epsilon:START..END, epsilon:P or ucb:c=C")]
+    Form(String),
+    /// A number out of its range.
+    #[error(
+        "'{text}': '{number}' is not a number from {lo} to {hi}; expected \
+         epsilon:START..END, epsilon:P or ucb:c=C"
+    )]
+    Number {
+        /// The whole text.
+        text: String,
+        /// The part that should be a number.
+        number: String,
+        /// Its least value.
+        lo: f64,
+        /// Its greatest value.
+        hi: f64,
+    },
+}
+
 impl std::str::FromStr for Explore {
-    type Err = String;
+    type Err = ExploreError;
 
     /// `epsilon:1.0..0.05`, `epsilon:0.1` or `ucb:c=1.4`.
-    fn from_str(s: &str) -> Result<Explore, String> {
-        let expected = "expected epsilon:START..END, epsilon:P or ucb:c=C";
+    fn from_str(s: &str) -> Result<Explore, ExploreError> {
         let number = |t: &str, lo: f64, hi: f64| {
             t.trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|v| (lo..=hi).contains(v))
-                .ok_or_else(|| {
-                    format!("'{s}': '{t}' is not a number from {lo} to {hi}; {expected}")
+                .ok_or_else(|| ExploreError::Number {
+                    text: s.to_string(),
+                    number: t.to_string(),
+                    lo,
+                    hi,
                 })
         };
         match s.trim().split_once(':') {
@@ -73,7 +98,7 @@ impl std::str::FromStr for Explore {
             Some(("ucb", c)) => Ok(Explore::Ucb {
                 c: number(c.strip_prefix("c=").unwrap_or(c), 0.0, 100.0)?,
             }),
-            _ => Err(format!("'{s}': {expected}")),
+            _ => Err(ExploreError::Form(s.to_string())),
         }
     }
 }
@@ -99,7 +124,7 @@ pub enum TrainError {
     Opponent(#[from] AgentError),
     /// The exploration rule is bad.
     #[error("--explore {0}")]
-    Explore(String),
+    Explore(ExploreError),
     /// A number out of range.
     #[error("--{name} {value}: {why}")]
     Range {

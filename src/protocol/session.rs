@@ -526,7 +526,7 @@ impl Session {
             Err(reply) => return Some(*reply),
         };
         if let Err(why) = self.engine.check_agent() {
-            return Some(error(id, ErrorCode::BadOption, why));
+            return Some(error(id, ErrorCode::BadOption, why.to_string()));
         }
         let request = go_request(wire);
         let tx = self.tx.clone();

@@ -203,7 +203,7 @@ impl Isolation {
         }
         if let Err(why) = crate::sandbox::isolation_available() {
             eprintln!("grade: {why}");
-            return Ok(Isolation::Off(Some(why)));
+            return Ok(Isolation::Off(Some(why.to_string())));
         }
         let student = Account::lookup(&args.student_user)?;
         let reference = Account::lookup(&args.reference_user)?;

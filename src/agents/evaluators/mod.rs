@@ -111,10 +111,10 @@ impl Evaluator {
                 .map_err(|_| bad(k, v, "expected an integer".into()))?;
             weights
                 .set(name, value)
-                .map_err(|allowed| AgentError::UnknownParam {
+                .map_err(|e| AgentError::UnknownParam {
                     agent: spec.name.clone(),
                     param: k.clone(),
-                    allowed,
+                    allowed: e.to_string(),
                 })?;
         }
         let seed = spec.get("seed", 0, "expected an unsigned integer")?;

@@ -82,6 +82,18 @@ impl EvalKind {
     }
 }
 
+/// A weight the evaluator does not have.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("evaluator '{evaluator}' has no weight '{name}'; weights: {weights}")]
+pub struct UnknownWeight {
+    /// The evaluator.
+    pub evaluator: &'static str,
+    /// The weight asked for.
+    pub name: String,
+    /// Its weights as `w.a, w.b`, or `none`.
+    pub weights: String,
+}
+
 /// A weights file that cannot be used.
 #[derive(Debug, Error)]
 pub enum WeightsError {
@@ -155,18 +167,18 @@ impl Weights {
     }
 
     /// Sets weight `name`; the error lists the evaluator's weights.
-    pub fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), UnknownWeight> {
         let index = self.names().position(|n| n == name);
         match index {
             Some(i) => {
                 self.values[i] = value;
                 Ok(())
             }
-            None => Err(format!(
-                "evaluator '{}' has no weight '{name}'; weights: {}",
-                self.kind.name(),
-                self.list_names()
-            )),
+            None => Err(UnknownWeight {
+                evaluator: self.kind.name(),
+                name: name.to_string(),
+                weights: self.list_names(),
+            }),
         }
     }
 
@@ -201,10 +213,10 @@ impl Weights {
         })?;
         let file: File = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         crate::agents::file_header::check_header(&file.format, file.version, FORMAT, VERSION)
-            .map_err(invalid)?;
+            .map_err(|e| invalid(e.to_string()))?;
         let mut w = Weights::defaults(file.eval);
         for (name, value) in &file.weights {
-            w.set(name, *value).map_err(invalid)?;
+            w.set(name, *value).map_err(|e| invalid(e.to_string()))?;
         }
         Ok(w)
     }

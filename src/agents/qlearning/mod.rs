@@ -121,14 +121,15 @@ impl Agent for QAgent {
         pick(super::centre_most(p, p.possible()), None)
     }
 
-    fn check_rules(&self, rules: Rules) -> Result<(), String> {
+    fn check_rules(&self, rules: Rules) -> Result<(), AgentError> {
         if rules == self.model.rules {
             Ok(())
         } else {
-            Err(format!(
-                "agent '{}': the model was trained on {}, this game is on {rules}",
-                self.spec, self.model.rules
-            ))
+            Err(AgentError::OtherBoard {
+                agent: self.spec.clone(),
+                trained: self.model.rules,
+                game: rules,
+            })
         }
     }
 }

@@ -141,7 +141,7 @@ impl QModel {
         let file: File =
             serde_json::from_str(&text).map_err(|e| invalid(format!("not a model file: {e}")))?;
         crate::agents::file_header::check_header(&file.format, file.version, FORMAT, VERSION)
-            .map_err(invalid)?;
+            .map_err(|e| invalid(e.to_string()))?;
         let rules: Rules = file
             .rules
             .parse()

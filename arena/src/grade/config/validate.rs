@@ -85,7 +85,7 @@ pub(super) fn tests(
             Some(name) => format!("test {} (\"{name}\")", i + 1),
             None => format!("test {}", i + 1),
         };
-        let test = self::test(t, base, visibility, submission).map_err(|m| invalid(&place, m))?;
+        let test = self::test(t, base, visibility, submission, &place)?;
         if !names.insert(test.name.clone()) {
             let message = format!(
                 "the name \"{}\" is taken by an earlier test (give each a name)",
@@ -98,34 +98,42 @@ pub(super) fn tests(
     Ok(tests)
 }
 
-/// One test: the fields that apply to its kind, in their ranges, with the
-/// kind's defaults. The message says what is wrong; the caller says where.
+/// One test, at `place`: the fields that apply to its kind, in their
+/// ranges, with the kind's defaults.
 fn test(
     t: &RawTest,
     base: &Path,
     visibility: Visibility,
     submission: SubmissionKind,
-) -> Result<Test, String> {
+    place: &str,
+) -> Result<Test, ConfigError> {
     let kind = t.kind;
-    fields_apply(t)?;
+    fields_apply(t, place)?;
     let games = matches!(kind, TestKind::Wins | TestKind::Openings);
     let opponent = match (&t.opponent, games) {
-        (Some(o), true) => Some(Opponent::parse(o, base).map_err(|e| e.to_string())?),
+        (Some(o), true) => {
+            Some(Opponent::parse(o, base).map_err(|e| invalid(place, e.to_string()))?)
+        }
         (None, true) if kind == TestKind::Wins => Some(Opponent::Agent("random".into())),
-        (None, true) => return Err("opponent is missing".into()),
+        (None, true) => return Err(invalid(place, "opponent is missing")),
         _ => None,
     };
     let default_games = if kind == TestKind::Wins { 100 } else { 20 };
+    let count = |field, value, default, most| count(field, value, default, most, place);
     let games = count("games", t.games, default_games, 100_000)?;
     let plies = count("plies", t.plies, 2, 12)?;
     let positions = count("positions", t.positions, 10, 1000)?;
     let tactics = t.tactics.clone().unwrap_or_else(|| Tactic::ALL.to_vec());
     if tactics.is_empty() {
-        return Err("tactics = []: name at least one of win, block, convert, avoid".into());
+        let message = "tactics = []: name at least one of win, block, convert, avoid";
+        return Err(invalid(place, message));
     }
     let points = t.points.unwrap_or(10.0);
     if !(points.is_finite() && points >= 0.0) {
-        return Err(format!("points = {points}: expected 0 or more"));
+        return Err(invalid(
+            place,
+            format!("points = {points}: expected 0 or more"),
+        ));
     }
     let (default_rate, default_scoring) = match kind {
         TestKind::Wins => (0.95, Scoring::Threshold),
@@ -135,7 +143,10 @@ fn test(
     };
     let pass_rate = t.pass_rate.unwrap_or(default_rate);
     if !(0.0..=1.0).contains(&pass_rate) {
-        return Err(format!("pass_rate = {pass_rate}: expected 0 to 1"));
+        return Err(invalid(
+            place,
+            format!("pass_rate = {pass_rate}: expected 0 to 1"),
+        ));
     }
     let side = t.side.unwrap_or(Side::First);
     let name = t
@@ -158,8 +169,8 @@ fn test(
     })
 }
 
-/// Refuses the fields a test of its kind has no use for.
-fn fields_apply(t: &RawTest) -> Result<(), String> {
+/// Refuses the fields a test (at `place`) of its kind has no use for.
+fn fields_apply(t: &RawTest, place: &str) -> Result<(), ConfigError> {
     let kind = t.kind;
     let games = matches!(kind, TestKind::Wins | TestKind::Openings);
     let fields = [
@@ -174,21 +185,34 @@ fn fields_apply(t: &RawTest) -> Result<(), String> {
         ("tactics", t.tactics.is_some() && kind != TestKind::Tactics),
     ];
     match fields.iter().find(|(_, wrong)| *wrong) {
-        Some((field, _)) => Err(format!(
-            "{field} does not apply to a {} test",
-            format!("{kind:?}").to_lowercase()
+        Some((field, _)) => Err(invalid(
+            place,
+            format!(
+                "{field} does not apply to a {} test",
+                format!("{kind:?}").to_lowercase()
+            ),
         )),
         None => Ok(()),
     }
 }
 
-/// A count field: `value` or `default`, from 1 to `most`.
-fn count(field: &str, value: Option<u32>, default: u32, most: u32) -> Result<u32, String> {
+/// A count field of the test at `place`: `value` or `default`, from 1 to
+/// `most`.
+fn count(
+    field: &str,
+    value: Option<u32>,
+    default: u32,
+    most: u32,
+    place: &str,
+) -> Result<u32, ConfigError> {
     let v = value.unwrap_or(default);
     if (1..=most).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{field} = {v}: expected 1 to {most}"))
+        Err(invalid(
+            place,
+            format!("{field} = {v}: expected 1 to {most}"),
+        ))
     }
 }
 
