@@ -19,7 +19,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 use std::time::Duration;
 
-use crate::agents::solver::with_own;
+use crate::agents::searcher::with_own;
 use crate::agents::{Agent, SessionPlayer, scaled_value};
 use crate::book::Book;
 use crate::game::Game;
@@ -100,12 +100,13 @@ pub struct Engine {
     /// The table size in MiB, as last set successfully (the search thread
     /// sets it when a resize succeeds).
     hash_mb: Arc<AtomicUsize>,
-    /// Whether the solver's searcher answers `go` (no other agent is set).
-    solver_answers: bool,
+    /// Whether the engine's own Searcher answers `go` (no other agent is
+    /// set).
+    searcher_answers: bool,
     /// Whether the running (or last) search has no limit at all.
     unbounded: bool,
     /// The players when idle; `None` while a search holds them.
-    players: Option<Searchers>,
+    players: Option<Players>,
     /// The search thread, started on first use.
     thread: Option<SearchThread>,
     /// The running (or finished, not yet reclaimed) search.
@@ -113,12 +114,12 @@ pub struct Engine {
 }
 
 /// A job for the search thread: it runs, then hands the players back.
-type Task = Box<dyn FnOnce() -> Searchers + Send>;
+type Task = Box<dyn FnOnce() -> Players + Send>;
 
 /// The long-lived search thread and its two channels.
 struct SearchThread {
     tasks: Sender<Task>,
-    players: Receiver<Searchers>,
+    players: Receiver<Players>,
 }
 
 impl SearchThread {
@@ -139,9 +140,9 @@ impl SearchThread {
     }
 }
 
-/// The solver's searcher (which also analyses) and the agent that answers
-/// `go` instead of it, if one is set.
-struct Searchers {
+/// The players: the engine's own Searcher (which also analyses) and the
+/// agent that answers `go` instead of it, if one is set.
+struct Players {
     searcher: Searcher,
     agent: Option<Box<dyn Agent>>,
     /// The searcher's own limits from its spec, for kinds a `go` leaves out.
@@ -162,9 +163,9 @@ impl Engine {
         Engine {
             game: Game::new(Rules::STANDARD),
             hash_mb: Arc::new(AtomicUsize::new(hash_mb)),
-            solver_answers: true,
+            searcher_answers: true,
             unbounded: false,
-            players: Some(Searchers {
+            players: Some(Players {
                 searcher: Searcher::new(hash_mb),
                 agent: None,
                 own: Limits::none(),
@@ -203,10 +204,10 @@ impl Engine {
         }
     }
 
-    fn players(&mut self) -> &mut Searchers {
+    fn players(&mut self) -> &mut Players {
         self.reclaim();
         let hash_mb = self.hash_mb.load(Ordering::Relaxed);
-        self.players.get_or_insert_with(|| Searchers {
+        self.players.get_or_insert_with(|| Players {
             searcher: Searcher::new(hash_mb),
             agent: None,
             own: Limits::none(),
@@ -257,7 +258,7 @@ impl Engine {
                 players.own = Limits::none();
             }
         }
-        self.solver_answers = self.players().agent.is_none();
+        self.searcher_answers = self.players().agent.is_none();
         Ok(())
     }
 
@@ -346,7 +347,7 @@ impl Engine {
         let own = self.players().own.clone();
         let limits = with_own(&request.limits(self.game.position().empty_cells()), &own);
         // Agents other than the solver stop at their own depth.
-        self.unbounded = limits == Limits::none() && self.solver_answers;
+        self.unbounded = limits == Limits::none() && self.searcher_answers;
         let analysis = request.infinite;
         self.spawn(move |players, position, stop| {
             let report = match &mut players.agent {
@@ -400,7 +401,7 @@ impl Engine {
     /// delivers after marking itself done.
     fn spawn<J>(&mut self, job: J)
     where
-        J: FnOnce(&mut Searchers, &crate::position::Position, Arc<AtomicBool>) -> Delivery
+        J: FnOnce(&mut Players, &crate::position::Position, Arc<AtomicBool>) -> Delivery
             + Send
             + 'static,
     {

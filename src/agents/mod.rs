@@ -14,6 +14,14 @@
 //! - `mcts`: Monte Carlo tree search with UCB1 and random rollouts.
 //! - `qlearning`: a tabular Q-learning player (trained by
 //!   [`crate::lab::train`]).
+//!
+//! Names, one meaning each: [`crate::search::Solver`] is the exact prover
+//! and [`crate::search::Searcher`] the clocked search built on it; the
+//! agent a spec calls `solver` (the name users type) is the Searcher as a
+//! player, [`searcher::SearcherAgent`] when a tool runs it in process and
+//! [`SessionPlayer::Searcher`] in a protocol session, where the engine's
+//! own Searcher answers. A spec is parsed once into a [`Spec`]; a
+//! [`SessionPlayer`] is who answers `go`; [`from_spec`] builds an agent.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -32,7 +40,7 @@ pub mod mcts;
 pub(crate) mod minimax;
 pub mod qlearning;
 pub(crate) mod random;
-pub(crate) mod solver;
+pub mod searcher;
 
 pub use evaluators::Evaluator;
 
@@ -283,7 +291,7 @@ const REGISTRY: &[Registered] = &[
     Registered {
         name: "solver",
         params: "movetime=MS,depth=N,nodes=N",
-        make: |s| Ok(Box::new(solver::SolverAgent::from_spec(s)?)),
+        make: |s| Ok(Box::new(searcher::SearcherAgent::from_spec(s)?)),
     },
     Registered {
         name: "random",
@@ -364,7 +372,7 @@ pub enum SessionPlayer {
 pub fn session_player(text: &str) -> Result<SessionPlayer, AgentError> {
     let spec = Spec::parse(text)?;
     if spec.name == "solver" {
-        return Ok(SessionPlayer::Searcher(solver::own_limits(&spec)?));
+        return Ok(SessionPlayer::Searcher(searcher::own_limits(&spec)?));
     }
     from_spec(text).map(SessionPlayer::Agent)
 }

@@ -34,7 +34,7 @@ impl FieldError {
 
 /// What a field must hold.
 #[derive(Clone, Copy, Debug)]
-enum Kind {
+enum FieldKind {
     /// A whole number in `min..=max`.
     Whole { min: u64, max: u64 },
     /// `true` or `false`.
@@ -53,37 +53,43 @@ enum Kind {
     Any,
 }
 
-const ANY_WHOLE: Kind = Kind::Whole {
+const ANY_WHOLE: FieldKind = FieldKind::Whole {
     min: 0,
     max: u64::MAX,
 };
-const POSITIVE: Kind = Kind::Whole {
+const POSITIVE: FieldKind = FieldKind::Whole {
     min: 1,
     max: u64::MAX,
 };
 
 /// The limits of `go` and `analyze`.
-const LIMITS: &[(&str, Kind)] = &[
-    ("depth", Kind::Whole { min: 1, max: 1000 }),
+const LIMITS: &[(&str, FieldKind)] = &[
+    ("depth", FieldKind::Whole { min: 1, max: 1000 }),
     ("nodes", POSITIVE),
     ("movetime_ms", POSITIVE),
-    ("clock", Kind::Clock),
-    ("infinite", Kind::Bool),
+    ("clock", FieldKind::Clock),
+    ("infinite", FieldKind::Bool),
 ];
 
 /// Every command's fields besides `cmd` and `id`.
-const FIELDS: &[(&str, &[(&str, Kind)])] = &[
+const FIELDS: &[(&str, &[(&str, FieldKind)])] = &[
     ("hello", &[]),
     ("ping", &[]),
-    ("newgame", &[("rules", Kind::Rules), ("seed", ANY_WHOLE)]),
+    (
+        "newgame",
+        &[("rules", FieldKind::Rules), ("seed", ANY_WHOLE)],
+    ),
     (
         "position",
-        &[("moves", Kind::Moves), ("board", Kind::Board)],
+        &[("moves", FieldKind::Moves), ("board", FieldKind::Board)],
     ),
     ("go", LIMITS),
     ("stop", &[]),
     ("analyze", LIMITS),
-    ("setoption", &[("name", Kind::Text), ("value", Kind::Any)]),
+    (
+        "setoption",
+        &[("name", FieldKind::Text), ("value", FieldKind::Any)],
+    ),
     ("quit", &[]),
 ];
 
@@ -92,8 +98,8 @@ pub fn commands() -> Vec<&'static str> {
     FIELDS.iter().map(|(cmd, _)| *cmd).collect()
 }
 
-const CLOCK_FIELDS: &[(&str, Kind)] = &[("time_ms", POSITIVE), ("inc_ms", ANY_WHOLE)];
-const RULES_FIELDS: &[(&str, Kind)] = &[
+const CLOCK_FIELDS: &[(&str, FieldKind)] = &[("time_ms", POSITIVE), ("inc_ms", ANY_WHOLE)];
+const RULES_FIELDS: &[(&str, FieldKind)] = &[
     ("columns", POSITIVE),
     ("rows", POSITIVE),
     ("inarow", POSITIVE),
@@ -114,7 +120,7 @@ pub fn check(cmd: &str, object: &mut Map<String, Value>) -> Result<Vec<String>, 
 /// Checks `object` against `fields`, naming nested fields `prefix.name`.
 fn check_object(
     object: &mut Map<String, Value>,
-    fields: &[(&str, Kind)],
+    fields: &[(&str, FieldKind)],
     prefix: &str,
     warnings: &mut Vec<String>,
     also_known: &[&str],
@@ -234,7 +240,7 @@ fn whole_in(v: &mut Value, min: u64, max: u64, name: &str) -> Result<(), FieldEr
 
 fn check_value(
     value: &mut Value,
-    kind: Kind,
+    kind: FieldKind,
     name: &str,
     warnings: &mut Vec<String>,
 ) -> Result<(), FieldError> {
@@ -242,17 +248,17 @@ fn check_value(
         FieldError::new(name, format!("expected {what}, got {}", describe(v)))
     };
     match kind {
-        Kind::Whole { min, max } => whole_in(value, min, max, name),
-        Kind::Bool => match value {
+        FieldKind::Whole { min, max } => whole_in(value, min, max, name),
+        FieldKind::Bool => match value {
             Value::Bool(_) => Ok(()),
             other => Err(expected("true or false", other)),
         },
-        Kind::Text => match value {
+        FieldKind::Text => match value {
             Value::String(_) => Ok(()),
             other => Err(expected("a string", other)),
         },
-        Kind::Any => Ok(()),
-        Kind::Moves => match value {
+        FieldKind::Any => Ok(()),
+        FieldKind::Moves => match value {
             Value::String(_) => Ok(()),
             Value::Array(columns) => {
                 for (i, c) in columns.iter_mut().enumerate() {
@@ -265,15 +271,15 @@ fn check_value(
                 other,
             )),
         },
-        Kind::Board => check_board(value, name),
-        Kind::Rules => match value {
+        FieldKind::Board => check_board(value, name),
+        FieldKind::Rules => match value {
             Value::Object(o) => check_object(o, RULES_FIELDS, &format!("{name}."), warnings, &[]),
             other => Err(expected(
                 "an object such as {\"columns\":7,\"rows\":6,\"inarow\":4}",
                 other,
             )),
         },
-        Kind::Clock => match value {
+        FieldKind::Clock => match value {
             Value::Object(o) => {
                 if !o.contains_key("time_ms") {
                     return Err(FieldError::new(name, "'time_ms' is missing".into()));
@@ -410,7 +416,7 @@ mod tests {
     }
 
     /// The request schema's description of one field.
-    fn schema_of(field: &Value, kind: Kind, place: &str) {
+    fn schema_of(field: &Value, kind: FieldKind, place: &str) {
         let types = |v: &Value| -> Vec<String> {
             v["oneOf"]
                 .as_array()
@@ -418,7 +424,7 @@ mod tests {
                 .unwrap_or_default()
         };
         match kind {
-            Kind::Whole { min, max } => {
+            FieldKind::Whole { min, max } => {
                 assert_eq!(field["type"], "integer", "{place}");
                 assert_eq!(field["minimum"].as_u64(), Some(min), "{place}");
                 let most = (max != u64::MAX).then_some(max);
@@ -428,15 +434,15 @@ mod tests {
                     "{place}"
                 );
             }
-            Kind::Bool => assert_eq!(field["type"], "boolean", "{place}"),
-            Kind::Text => assert_eq!(field["type"], "string", "{place}"),
-            Kind::Any => assert!(field.get("type").is_none(), "{place}"),
-            Kind::Moves => assert_eq!(types(field), ["\"string\"", "\"array\""], "{place}"),
-            Kind::Board => assert_eq!(types(field), ["\"array\"", "\"array\""], "{place}"),
+            FieldKind::Bool => assert_eq!(field["type"], "boolean", "{place}"),
+            FieldKind::Text => assert_eq!(field["type"], "string", "{place}"),
+            FieldKind::Any => assert!(field.get("type").is_none(), "{place}"),
+            FieldKind::Moves => assert_eq!(types(field), ["\"string\"", "\"array\""], "{place}"),
+            FieldKind::Board => assert_eq!(types(field), ["\"array\"", "\"array\""], "{place}"),
             // The rules' ranges are the board's own (`Rules::new` checks
             // them); the fields and their types must agree.
-            Kind::Rules => object_of(field, RULES_FIELDS, place, false),
-            Kind::Clock => {
+            FieldKind::Rules => object_of(field, RULES_FIELDS, place, false),
+            FieldKind::Clock => {
                 assert_eq!(field["required"], serde_json::json!(["time_ms"]), "{place}");
                 object_of(field, CLOCK_FIELDS, place, true);
             }
@@ -445,7 +451,7 @@ mod tests {
 
     /// An object's fields in the schema against `fields`, with their
     /// ranges when `ranges`.
-    fn object_of(schema: &Value, fields: &[(&str, Kind)], place: &str, ranges: bool) {
+    fn object_of(schema: &Value, fields: &[(&str, FieldKind)], place: &str, ranges: bool) {
         assert_eq!(schema["type"], "object", "{place}");
         let properties = schema["properties"].as_object().expect(place);
         let mut named: Vec<&str> = properties.keys().map(String::as_str).collect();
@@ -456,7 +462,7 @@ mod tests {
         for (name, kind) in fields {
             let field = &properties[*name];
             match kind {
-                Kind::Whole { .. } if !ranges => assert_eq!(field["type"], "integer"),
+                FieldKind::Whole { .. } if !ranges => assert_eq!(field["type"], "integer"),
                 _ => schema_of(field, *kind, &format!("{place}.{name}")),
             }
         }

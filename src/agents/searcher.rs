@@ -1,6 +1,7 @@
-//! `solver` as an in-process [`Agent`], for the tools that run agents
-//! themselves (`train`, `tune`, `play`) and for a solver with its own
-//! limits in a protocol session (`solver:movetime=100`).
+//! The agent named `solver`: the clocked [`Searcher`] (built on the exact
+//! [`crate::search::Solver`]) as an in-process [`Agent`], for the tools
+//! that run agents themselves (`train`, `tune`, `play`), and the limits a
+//! `solver:movetime=100` spec gives it.
 //!
 //! A protocol session does not come through here: the engine runs its own
 //! searcher (with the session's table size) under the spec's limits
@@ -15,7 +16,7 @@ use crate::position::Position;
 use crate::search::{DEFAULT_HASH_MB, Limits, Searcher};
 
 /// The solver-backed search behind the agent trait.
-pub struct SolverAgent {
+pub struct SearcherAgent {
     spec: String,
     own: Limits,
     searcher: Searcher,
@@ -56,10 +57,10 @@ pub fn with_own(limits: &Limits, own: &Limits) -> Limits {
     }
 }
 
-impl SolverAgent {
+impl SearcherAgent {
     /// From a spec (see [`own_limits`]), with a table of the default size.
-    pub fn from_spec(spec: &Spec) -> Result<SolverAgent, AgentError> {
-        Ok(SolverAgent {
+    pub fn from_spec(spec: &Spec) -> Result<SearcherAgent, AgentError> {
+        Ok(SearcherAgent {
             spec: spec.to_string(),
             own: own_limits(spec)?,
             searcher: Searcher::new(DEFAULT_HASH_MB),
@@ -67,7 +68,7 @@ impl SolverAgent {
     }
 }
 
-impl Agent for SolverAgent {
+impl Agent for SearcherAgent {
     fn spec(&self) -> String {
         self.spec.clone()
     }
