@@ -16,26 +16,8 @@ use std::time::Instant;
 use connect4_arena::grade::GradescopeResults;
 use connect4_arena::sandbox::Account;
 
-fn arena() -> PathBuf {
-    PathBuf::from(assert_cmd::cargo::cargo_bin!("connect4-arena"))
-}
-
-/// target/debug (or release), where cargo puts the binaries.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-/// A binary cargo built for the tests (the engine, the fake engine).
-fn built(path: &str) -> PathBuf {
-    let p = target_dir().join(path);
-    assert!(
-        p.exists(),
-        "{} is missing: build it with cargo build --workspace --examples",
-        p.display()
-    );
-    p
-}
+mod common;
+use common::{arena_path as arena, built};
 
 /// The isolation tests share the users, and a grader kills every process
 /// of the student's user: they take turns.

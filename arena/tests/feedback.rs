@@ -6,9 +6,8 @@ use connect4::search::Solver;
 use connect4::{Game, Rules};
 use connect4_arena::grade::GradescopeResults;
 
-fn arena() -> assert_cmd::Command {
-    assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
-}
+mod common;
+use common::arena;
 
 /// One explained game read back from the output: the position drawn, the
 /// column played and the column said to keep the value (0-based).

@@ -1,0 +1,133 @@
+//! What the arena's integration tests share: the binaries cargo built for
+//! them (the arena, the misbehaving engine), scratch folders, logs read back,
+//! processes looked for, and the specs of two quick engines. Each test file
+//! uses a part of it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use connect4_arena::log::GameLine;
+
+/// The arena binary cargo built for the tests.
+pub fn arena_path() -> PathBuf {
+    PathBuf::from(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+}
+
+/// target/debug (or release), where cargo puts the binaries.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// A binary cargo built for the tests (the engine, the fake engine).
+pub fn built(path: &str) -> PathBuf {
+    let p = target_dir().join(path);
+    assert!(
+        p.exists(),
+        "{} is missing: build it with cargo build --workspace --examples",
+        p.display()
+    );
+    p
+}
+
+/// The arena, as a command to run.
+pub fn arena() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+}
+
+/// The misbehaving engine (`examples/fake_engine.rs`), which `cargo test`
+/// builds beside the tests.
+pub fn fake(mode: &str) -> String {
+    let path = built("examples/fake_engine");
+    format!("name=bad,cmd={},arg={mode}", path.display())
+}
+
+/// A fresh scratch directory.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The games of a log.
+pub fn read_log(path: &Path) -> Vec<GameLine> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Waits until the log holds `n` games (at most 60 s).
+pub fn wait_for_games(log: &Path, n: usize) {
+    let start = Instant::now();
+    while std::fs::read_to_string(log).map_or(0, |t| t.lines().count()) < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{n} games not logged in 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The games' numbers, in order.
+pub fn game_numbers(log: &[GameLine]) -> Vec<u64> {
+    let mut n: Vec<u64> = log.iter().map(|g| g.game).collect();
+    n.sort();
+    n
+}
+
+/// Alpha-beta at depth 3, the arena's built-in engine.
+pub const DEEP: &str = "name=ab3,cmd=self,option.agent='alphabeta:depth=3'";
+
+/// MCTS with 200 simulations a move.
+pub const MCTS: &str = "name=mcts,cmd=self,option.agent='mcts:simulations=200'";
+
+/// The processes whose parent is `pid` (from /proc).
+pub fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                // The parent is the second field after the command's ')'.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
+}
+
+/// Processes whose command line holds every one of `words`.
+pub fn processes_with(words: &[&str]) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if words.iter().all(|w| text.contains(w)) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The texts of an SVG picture (trimmed), which must be well-formed XML.
+pub fn svg_texts(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(|t| t.trim().to_string())
+        .collect()
+}

@@ -1,0 +1,423 @@
+//! Engines that misbehave on cue (`examples/fake_engine.rs`) and how a run
+//! survives them: forfeits with their reasons, clocks, crashes, floods,
+//! signals, processes that must not outlive the arena, and specs that are
+//! wrong.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use connect4_arena::ending::Reason;
+use connect4_arena::log::GameLine;
+use predicates::prelude::*;
+
+mod common;
+use common::*;
+
+/// Plays 2 games of `bad` against a good engine; returns the stdout and
+/// the log.
+fn against_fake(mode: &str, limits: &str) -> (String, Vec<GameLine>) {
+    let dir = scratch(&format!("fake-{}", mode.replace(['=', '/'], "-")));
+    let log = dir.join("games.jsonl");
+    let out = arena()
+        .args([
+            "match",
+            "--engine",
+            "name=good,cmd=self,depth=1",
+            "--engine",
+        ])
+        .arg(format!("{},{limits}", fake(mode)))
+        .args([
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--time-margin",
+            "100",
+            "--log",
+        ])
+        .arg(&log)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    (String::from_utf8(out).unwrap(), read_log(&log))
+}
+
+#[test]
+fn misbehaving_engines_forfeit_with_the_right_reason_and_the_match_goes_on() {
+    for (mode, limits, reason) in [
+        ("crash-at=2", "depth=1", Reason::Crash),
+        ("illegal", "depth=1", Reason::IllegalMove),
+        ("garbage", "depth=1", Reason::Protocol),
+        ("out-of-turn", "depth=1", Reason::Protocol),
+        ("huge", "depth=1", Reason::Protocol),
+        ("slow-move=700", "movetime=50", Reason::Time),
+        ("hang", "movetime=50", Reason::Stall),
+        // No time limit: the quiet engine is pinged and does not answer.
+        ("hang", "depth=3", Reason::Stall),
+    ] {
+        let (out, log) = against_fake(mode, limits);
+        assert_eq!(log.len(), 2, "{mode}: every game is logged\n{out}");
+        let lost: Vec<&GameLine> = log.iter().filter(|g| g.reason == reason).collect();
+        // crash-at=2 crashes on its second move of the process, which
+        // restarts for the next game: at least one game ends that way.
+        assert!(!lost.is_empty(), "{mode}: no '{reason}' forfeit\n{out}");
+        for g in &lost {
+            let bad_first = g.first == "bad";
+            assert_eq!(g.result, if bad_first { "0-1" } else { "1-0" }, "{mode}");
+            assert!(g.detail.as_ref().is_some_and(|d| !d.is_empty()), "{mode}");
+        }
+        assert!(
+            out.contains(&format!("{reason}: {}", lost.len())),
+            "{mode}\n{out}"
+        );
+    }
+    // A slow start within the handshake timeout is no fault.
+    let (out, log) = against_fake("slow-start=500", "depth=1");
+    assert!(
+        log.iter()
+            .all(|g| matches!(g.reason, Reason::Line | Reason::FullBoard)),
+        "{out}"
+    );
+}
+
+#[test]
+fn clocks_are_kept_and_an_engine_over_its_clock_loses_on_time() {
+    let dir = scratch("clock");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", "name=a,cmd=self,tc=2+0.05", "--engine"])
+        .arg(format!("{},tc=0.4+0.01", fake("slow-move=250")))
+        .args(["--games", "2", "--time-margin", "50", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("time: 2"));
+    for g in read_log(&log) {
+        assert_eq!(g.reason, Reason::Time, "{g:?}");
+        // 400 ms, 250 ms a move, 10 ms back each: about 160 ms left (and a 50 ms
+        // margin) for the second move, which it loses on time.
+        let bad_moves = g
+            .plies
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (i % 2 == 0) == (g.first == "bad"))
+            .count();
+        assert_eq!(bad_moves, 1, "{g:?}");
+        let detail = g.detail.as_deref().unwrap();
+        assert!(
+            detail.contains("budget") || detail.contains("allowed"),
+            "{g:?}"
+        );
+    }
+}
+
+#[test]
+fn a_pong_only_engine_loses_on_time_after_the_max_move_time() {
+    let dir = scratch("pong-only");
+    let log = dir.join("games.jsonl");
+    let start = Instant::now();
+    arena()
+        .args([
+            "match",
+            "--engine",
+            &format!("{},depth=2", fake("pong-only")),
+        ])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--games", "2", "--max-move-time", "1.5", "--log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let games = read_log(&log);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.reason, Reason::Time, "{g:?}");
+        assert!(g.detail.as_ref().unwrap().contains("--max-move-time"));
+    }
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn an_info_flood_is_bounded_and_the_flooder_stalls() {
+    let dir = scratch("flood");
+    let log = dir.join("games.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args(["match", "--engine", &format!("{},depth=2", fake("flood"))])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--games", "2", "--concurrency", "1", "--log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The arena's peak resident memory while the engine floods it.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            peak_kb = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(peak_kb);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(exit.success());
+    assert!(peak_kb < 200_000, "the arena peaked at {peak_kb} kB");
+    for g in read_log(&log) {
+        assert_eq!(g.reason, Reason::Stall, "{g:?}");
+    }
+}
+
+#[test]
+fn a_crash_quotes_the_engine_s_traceback_and_keeps_its_stderr_beside_the_log() {
+    let (out, log) = against_fake("traceback", "depth=1");
+    assert_eq!(log.len(), 2, "{out}");
+    for g in &log {
+        assert_eq!(g.reason, Reason::Crash, "{g:?}");
+        let detail = g.detail.as_deref().unwrap();
+        assert!(
+            detail.contains("ZeroDivisionError: division by zero"),
+            "{detail}"
+        );
+    }
+    let dir = scratch("stderr-file");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &fake("traceback"), "--engine"])
+        .arg("name=good,cmd=self,depth=1")
+        .args(["--games", "2", "--log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let stderr = std::fs::read_to_string(dir.join("games.jsonl.stderr")).unwrap();
+    assert!(stderr.contains("=== bad (process "), "{stderr}");
+    assert!(
+        stderr.contains("Traceback (most recent call last):"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_engine_that_fails_every_game_stops_the_run() {
+    let dir = scratch("fail-fast");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &fake("crash-at=1"), "--engine"])
+        .arg("name=good,cmd=self,depth=1")
+        .args(["--games", "40", "--concurrency", "1", "--log"])
+        .arg(&log)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("engine 'bad'"))
+        .stderr(predicate::str::contains(
+            "lost each of its first 3 games by crash",
+        ));
+    assert!(read_log(&log).len() < 40);
+}
+
+#[test]
+fn engines_and_their_children_do_not_outlive_the_arena() {
+    let exe = fake("x");
+    let path = exe
+        .split("cmd=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    // A child that holds the engine's pipes is killed with its group.
+    let (_, log) = against_fake("fork-and-exit", "depth=1");
+    assert_eq!(log.len(), 2);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(processes_with(&[&path, "sleep"]), Vec::<u32>::new());
+    // After kill -9 of the arena, engines that ignore their input die too.
+    let dir = scratch("kill9-engines");
+    let log = dir.join("games.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args([
+            "match",
+            "--engine",
+            &format!("{},depth=1", fake("ignore-stdin")),
+        ])
+        .args([
+            "--engine",
+            &format!("name=bad2,cmd={path},arg=ignore-stdin,depth=1"),
+        ])
+        .args(["--games", "200", "--concurrency", "2", "--log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&log, 2);
+    assert!(!processes_with(&[&path, "ignore-stdin"]).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = Instant::now();
+    while !processes_with(&[&path, "ignore-stdin"]).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "engines outlived the arena: {:?}",
+            processes_with(&[&path, "ignore-stdin"])
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_finishes_running_games_and_the_log_resumes() {
+    interrupt_finishes_running_games("-INT", false);
+}
+
+#[test]
+fn sigterm_to_every_process_as_from_scancel_stops_the_run_and_scores_no_crash() {
+    interrupt_finishes_running_games("-TERM", true);
+}
+
+/// Sends `signal` to a match once two games are logged (with `everyone`,
+/// to its engines too, as Slurm's `scancel` does): it stops with 130, says
+/// how to resume, and its log holds each finished game once, none lost to
+/// a crash or stall the signal caused.
+fn interrupt_finishes_running_games(signal: &str, everyone: bool) {
+    let dir = scratch(&format!("signal{signal}"));
+    let log = dir.join("games.jsonl");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", "40", "--log",
+        ])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&log, 2);
+    let mut pids = vec![child.id()];
+    if everyone {
+        pids.extend(children_of(child.id()));
+        assert!(pids.len() > 1, "the arena runs its engines");
+    }
+    for pid in pids {
+        // An engine may have ended since the listing; that is no failure.
+        std::process::Command::new("kill")
+            .args([signal, &pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("run the same command again to resume"),
+        "{text}"
+    );
+    let games = read_log(&log);
+    assert!(games.len() < 40);
+    let mut numbers = game_numbers(&games);
+    numbers.dedup();
+    assert_eq!(numbers.len(), games.len(), "no game twice");
+    let lost = games
+        .iter()
+        .filter(|g| matches!(g.reason, Reason::Crash | Reason::Stall))
+        .count();
+    assert_eq!(lost, 0, "no game scored as lost to the signal");
+}
+
+#[test]
+fn mistakes_in_a_spec_stop_the_run_at_once_and_say_why() {
+    let good = "name=good,cmd=self,depth=1";
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "name=a,cmd=/nonexistent/engine",
+            &["engine 'a' (/nonexistent/engine) does not start", "crash"],
+        ),
+        (
+            "name=p,cmd=python3 engine.py",
+            &["does not start", "cmd=python3,arg=engine.py"],
+        ),
+        (
+            "name=t,cmd=self,option.agent=alphabet",
+            &["engine 't'", "unknown agent 'alphabet'"],
+        ),
+    ];
+    for (spec, says) in cases {
+        let start = Instant::now();
+        let mut assert = arena()
+            .args(["match", "--engine", spec, "--engine", good])
+            .args(["--games", "20"])
+            .assert()
+            .failure();
+        for s in says {
+            assert = assert.stderr(predicate::str::contains(*s));
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{spec}");
+    }
+}
+
+#[test]
+fn bad_specs_are_clear_errors() {
+    arena()
+        .args([
+            "match",
+            "--engine",
+            "name=a,cmd=self",
+            "--engine",
+            "cmd=self,depth=zero",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "'depth=zero': expected a positive integer",
+        ));
+    arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--pairs", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "2 games (1 colour-swapped pair per pairing)",
+        ));
+    arena()
+        .args(["match", "--engine", DEEP, "--engine", MCTS, "--pairs", "0"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--pairs 0: expected at least 1"));
+    arena()
+        .args(["match", "--engine", "cmd=self"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("exactly two --engine specs"));
+    arena()
+        .args([
+            "match",
+            "--engine",
+            "name=a,cmd=self",
+            "--engine",
+            "name=a,cmd=self",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("two engines are named 'a'"));
+    arena()
+        .args([
+            "match", "--engine", DEEP, "--engine", MCTS, "--shard", "4/3",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'4/3': expected I/N"));
+    arena()
+        .args(["merge", "/nonexistent/log.jsonl"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "/nonexistent/log.jsonl: no such log",
+        ));
+}

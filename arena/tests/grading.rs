@@ -1,0 +1,243 @@
+//! Grading an engine without the Gradescope sandbox: the results for a good
+//! and a bad engine, a reference that dies or does not start, a grader cut
+//! short, and the protocol compliance checks.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use connect4_arena::ending::Reason;
+use connect4_arena::grade::GradescopeResults;
+use predicates::prelude::*;
+
+mod common;
+use common::*;
+
+/// Grades `engine` with `settings`, writing and reading back `results`;
+/// the run must succeed and print its total.
+fn grade_with(results: &Path, engine: &str, settings: &[&str]) -> GradescopeResults {
+    arena()
+        .args(["grade", "--engine", engine])
+        .args(settings)
+        .arg("--results")
+        .arg(results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("total"));
+    serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap()
+}
+
+#[test]
+fn grade_writes_gradescope_results_for_a_good_and_a_bad_engine() {
+    let dir = scratch("grade");
+    let settings = ["--games", "4", "--match-games", "2", "--tactics", "2"];
+    let grade = |engine: &str, file: &str| grade_with(&dir.join(file), engine, &settings);
+    let check = |r: &GradescopeResults| {
+        assert_eq!(r.tests.len(), 7);
+        let mut sum = 0.0;
+        for t in &r.tests {
+            assert!(!t.name.is_empty() && !t.output.is_empty());
+            assert!((0.0..=t.max_score).contains(&t.score), "{t:?}");
+            sum += t.score;
+        }
+        assert!((r.score - sum).abs() < 0.011);
+    };
+    let good = grade("name=solver,cmd=self,movetime=30", "good.json");
+    check(&good);
+    assert_eq!(good.tests[0].status, "passed");
+    // Fair by construction: the engine holds every labelled opening, so it
+    // gets the full marks whatever the openings' values.
+    for t in &good.tests[2..4] {
+        assert!(t.output.starts_with("held 2 of 2"), "{t:?}");
+        assert_eq!(t.score, 15.0, "{t:?}");
+    }
+    assert_eq!(good.tests[5].score, 10.0, "compliance: {:?}", good.tests[5]);
+    let bad = grade(&fake("illegal"), "bad.json");
+    check(&bad);
+    assert_eq!(bad.tests[0].score, 0.0);
+    assert!(
+        bad.tests[0]
+            .output
+            .contains("lost by forfeit; the first (the others are listed in the test of every game): game 1 against random"),
+        "a failed test says why: {:?}",
+        bad.tests[0]
+    );
+    assert_eq!(bad.output_format.as_deref(), Some("md"));
+    assert!(
+        bad.tests[4].output.contains("(you are X):\n```\n"),
+        "a missed tactic shows its position: {:?}",
+        bad.tests[4]
+    );
+    for t in &bad.tests[2..4] {
+        assert_eq!(
+            t.score, 0.0,
+            "a forfeit holds no opening, lost or not: {t:?}"
+        );
+    }
+    assert_eq!(bad.tests[6].score, 0.0, "it forfeits: {:?}", bad.tests[6]);
+    assert!(
+        bad.tests[6].output.contains("against"),
+        "forfeits name the opponent: {:?}",
+        bad.tests[6]
+    );
+    assert!(bad.score < good.score);
+}
+
+#[test]
+fn killing_the_reference_engine_voids_games_and_never_raises_the_grade() {
+    let dir = scratch("grade-hostile");
+    let settings = [
+        "--games",
+        "2",
+        "--match-games",
+        "2",
+        "--tactics",
+        "1",
+        "--concurrency",
+        "1",
+    ];
+    let grade = |engine: &str, file: &str| grade_with(&dir.join(file), engine, &settings);
+    let honest = grade(&fake("good"), "honest.json");
+    let hostile = grade(&fake("kill-opponent=KILL"), "hostile.json");
+    assert!(
+        hostile.score <= honest.score,
+        "killing the opponent paid: {} against {}",
+        hostile.score,
+        honest.score
+    );
+    // Against random, every game's reference was killed: none counts as won.
+    assert_eq!(hostile.tests[0].score, 0.0, "{:?}", hostile.tests[0]);
+    assert!(
+        hostile.tests[0].output.contains("voided and replayed"),
+        "{:?}",
+        hostile.tests[0]
+    );
+    assert!(
+        hostile.tests[2].output.contains("held 0 of 2"),
+        "{:?}",
+        hostile.tests[2]
+    );
+}
+
+#[test]
+fn a_grader_that_cannot_finish_still_leaves_valid_results() {
+    let dir = scratch("grade-fails");
+    let path = dir.join("results.json");
+    arena()
+        .args([
+            "grade",
+            "--engine",
+            "cmd=self",
+            "--pass-rate",
+            "2",
+            "--results",
+        ])
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--pass-rate 2: expected 0 to 1"));
+    let r: GradescopeResults =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid results");
+    assert_eq!(r.score, 0.0);
+    assert!(r.tests.is_empty());
+    assert!(
+        r.output.contains("could not finish: --pass-rate 2"),
+        "{}",
+        r.output
+    );
+}
+
+#[test]
+fn a_reference_that_does_not_start_is_the_instructor_s_error_said_at_once() {
+    let dir = scratch("grade-no-reference");
+    let config = dir.join("grader.toml");
+    std::fs::write(
+        &config,
+        "[[test]]\nkind = \"openings\"\nname = \"Mine\"\nopponent = \"engine:bin/missing\"\ngames = 2\n",
+    )
+    .unwrap();
+    let results = dir.join("results.json");
+    let started = Instant::now();
+    arena()
+        .args(["grade", "--engine", "cmd=self", "--config"])
+        .arg(&config)
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the opponent of test \"Mine\""))
+        .stderr(predicate::str::contains("bin/missing"));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let r: GradescopeResults =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(r.score, 0.0);
+    assert!(r.output.contains("does not start"), "{}", r.output);
+}
+
+#[test]
+fn compliance_reports_each_check() {
+    arena()
+        .args(["compliance", "--engine", "cmd=self"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("9 of 9 checks passed"));
+    arena()
+        .args(["compliance", "--engine", &fake("illegal")])
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("FAIL go movetime 100"))
+        .stdout(predicate::str::contains("illegal bestmove"))
+        .stdout(predicate::str::contains("pass ping: pong"));
+}
+
+/// The minimal Python engine of protocol/README.md, written to `dir`.
+fn minimal_engine(dir: &Path) -> PathBuf {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/README.md"),
+    )
+    .unwrap();
+    let block = readme
+        .split("<!-- minimal-engine:start -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- minimal-engine:end -->").next())
+        .expect("the README holds the minimal engine");
+    let code = block
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a python block");
+    let path = dir.join("minimal_engine.py");
+    std::fs::write(&path, code).unwrap();
+    path
+}
+
+#[test]
+fn the_minimal_engine_of_the_protocol_readme_plays_and_passes_compliance() {
+    let dir = scratch("minimal");
+    let engine = minimal_engine(&dir);
+    let spec = format!("name=minimal,cmd=python3,arg={},depth=1", engine.display());
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["match", "--engine", &spec, "--engine"])
+        .arg("name=ab2,cmd=self,option.agent='alphabeta:depth=2'")
+        .args(["--games", "4", "--concurrency", "2", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(4 games)"));
+    let games = read_log(&log);
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        assert!(
+            matches!(g.reason, Reason::Line | Reason::FullBoard),
+            "no forfeit for a minimal engine: {g:?}"
+        );
+    }
+    arena()
+        .args(["compliance", "--engine", &spec])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("9 of 9 checks passed"))
+        .stdout(predicate::str::contains(
+            "advice: bestmove could also send 'score' (optional)",
+        ));
+}
