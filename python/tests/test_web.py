@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -60,16 +61,20 @@ def browser():
 def test_a_position_from_the_address_is_solved_and_played(server, browser):
     url, _ = server
     page = browser.new_page()
-    page.goto(url + "?pos=4453")
-    assert page.locator("#board .cell.p1").count() == 2
-    assert page.locator("#board .cell.p2").count() == 2
-    page.check("#solution")
-    sync_api.expect(page.locator("#scores span")).to_have_count(7)
-    scores = page.locator("#scores span").all_inner_texts()
+    page.goto(url + "?pos=4453&solution=1")
+    # The stones by the hooks: column and row from 1 (row 1 at the bottom).
+    stones = {(int(c.get_attribute("data-col")), int(c.get_attribute("data-row"))):
+              c.get_attribute("data-stone") for c in page.locator("#board .cell").all()}
+    assert len(stones) == 42
+    assert {k for k, v in stones.items() if v == "1"} == {(4, 1), (5, 1)}
+    assert {k for k, v in stones.items() if v == "2"} == {(4, 2), (3, 1)}
+    sync_api.expect(page.locator("#scores span[data-exact='true']")).to_have_count(7)
+    scores = [page.inner_text(f"#scores span[data-score-col='{c}']") for c in range(1, 8)]
     # Pascal Pons' c4solver -a on 4453 (commit d6ba50d8).
     assert scores == ["-5", "-5", "-2", "-3", "-4", "-2", "-2"]
-    page.locator("#board .cell[data-column='4']").first.click()
-    assert page.url.endswith("?pos=44534")
+    page.locator("#board .cell[data-col='4']").first.click()
+    assert "pos=44534" in page.url and "solution=1" in page.url, page.url
+    page.keyboard.press("s")
     page.keyboard.press("z")
     assert page.url.endswith("?pos=4453")
     page.keyboard.press("y")
@@ -85,12 +90,12 @@ def test_an_engine_given_at_start_plays_a_side(server, browser):
     page.goto(url)
     sync_api.expect(page.locator("#seat-2 option")).to_have_count(2)
     page.select_option("#seat-2", label="greedy")
-    page.locator("#board .cell[data-column='1']").first.click()
+    page.locator("#board .cell[data-col='1']").first.click()
     sync_api.expect(page.locator("#board .cell.p2")).to_have_count(1)
     pos = page.url.split("pos=")[1]
     assert len(pos) == 2 and pos[0] == "1", page.url
     # The engine's side cannot be played by clicks.
-    page.locator("#board .cell[data-column='7']").first.click()
+    page.locator("#board .cell[data-col='7']").first.click()
     sync_api.expect(page.locator("#board .cell.p1")).to_have_count(2)
     sync_api.expect(page.locator("#board .cell.p2")).to_have_count(2)
     page.close()
@@ -101,18 +106,20 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
     # The log holds games as they ended, not in order.
     moves = next(g["moves"] for g in games if g["game"] == 1)
     page = browser.new_page()
-    page.goto(url + "?view=replay")
+    page.goto(url + "replay")
     page.locator("#games li[data-game='1']").click()
     page.wait_for_selector("#moves li")
+    assert page.url.endswith("/replay?log=1&game=1"), page.url
     listed = page.locator("#moves li")
     assert listed.count() == len(moves)
-    expected = json.loads(urllib.request.urlopen(url + "api/game?log=0&game=1").read())
+    expected = json.loads(urllib.request.urlopen(url + "api/game?log=1&game=1").read())
     for i, v in enumerate(expected["verdicts"]):
-        classes = listed.nth(i).get_attribute("class")
+        item = page.locator(f"#moves li[data-ply='{i + 1}']")
         if i < expected["opening"]:
-            assert "opening" in classes
-        elif v["before"] and v["after"]:
-            assert ("lost" in classes) == (v["before"] != v["after"]), (i, v, classes)
+            assert "opening" in item.get_attribute("class")
+        proven = v["before"] and v["after"]
+        verdict = "unknown" if not proven else "lost" if v["before"] != v["after"] else "kept"
+        assert item.get_attribute("data-verdict") == verdict, (i, v)
     assert page.inner_text("#ply") == f"move {len(moves)} of {len(moves)}"
     page.keyboard.press("Home")
     assert page.inner_text("#ply").startswith("move 0 of")
@@ -125,9 +132,10 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
 
 def test_the_server_answers_only_what_it_should(server):
     url, _ = server
-    for path, status in [("api/analyse?pos=48", 400), ("../../etc/passwd", 404),
-                         ("api/game?log=9&game=1", 400), ("api/game?log=0&game=x", 400),
-                         ("api/move?engine=5&pos=4", 400), ("api/move?engine=0&pos=4455667", 400)]:
+    for path, status in [("api/analyze?moves=48", 400), ("../../etc/passwd", 404),
+                         ("api/game?log=9&game=1", 400), ("api/game?log=0&game=1", 400),
+                         ("api/game?log=1&game=x", 400), ("api/analyze?moves=" + "4" * 5000, 400),
+                         ("api/move?engine=5&moves=4", 400), ("api/move?engine=1&moves=4455667", 400)]:
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(url + path)
         assert e.value.code == status, path
@@ -136,3 +144,53 @@ def test_the_server_answers_only_what_it_should(server):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(request)
     assert e.value.code == 405
+
+
+def test_requests_under_another_host_name_are_refused(server):
+    url, _ = server
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    for host in [f"rebound.example:{port}", "127.0.0.1:1"]:
+        request = urllib.request.Request(url + "api/games", headers={"Host": host})
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(request)
+        assert e.value.code == 403, host
+        assert "not this server's" in json.loads(e.value.read())["error"]
+    request = urllib.request.Request(url + "api/games", headers={"Origin": "http://evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(request)
+    assert e.value.code == 403
+
+
+def test_another_site_s_page_cannot_use_the_server(server, browser, tmp_path):
+    url, _ = server
+    # Another site's page (served from another port) that tries to have an
+    # engine play and to read the analysis, as any page could.
+    (tmp_path / "other.html").write_text(
+        f'<!doctype html><img src="{url}api/move?engine=1&moves=4">'
+        f'<script>fetch("{url}api/analyze?moves=4", {{mode: "no-cors"}});'
+        f'fetch("{url}api/games").catch(() => document.title = "blocked");</script>')
+    other = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                              "--directory", str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = other.stdout.readline()
+        port = line.split(" port ")[1].split()[0]
+        page = browser.new_page()
+        # What our server answered, as the browser's network log has it
+        # (the browser hides blocked responses from the page and from
+        # Playwright's own events).
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        urls, statuses = {}, {}
+        cdp.on("Network.requestWillBeSent",
+               lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+        cdp.on("Network.responseReceivedExtraInfo",
+               lambda e: statuses.__setitem__(urls[e["requestId"]].split("?")[0], e["statusCode"])
+               if urls.get(e["requestId"], "").startswith(url) else None)
+        page.goto(f"http://127.0.0.1:{port}/other.html")
+        sync_api.expect(page).to_have_title("blocked")
+        page.wait_for_timeout(500)
+        assert statuses == {url + "api/move": 403, url + "api/analyze": 403, url + "api/games": 403}, statuses
+        page.close()
+    finally:
+        other.kill()
+        other.wait()

@@ -9,16 +9,20 @@
 //! told otherwise, answers only GET, reads nothing but the logs it was
 //! given, bounds the work a request may cause (a time cap per position, a
 //! cache of verdicts per game), and answers each request on one of a fixed
-//! number of threads.
+//! number of threads with a bounded queue before them (503 when it is
+//! full). A request that another site's page makes, or that comes under
+//! another host name (DNS rebinding), is refused ([`guard`]).
 
 mod analysis;
+mod guard;
 mod players;
 mod replay;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::mpsc::{self, TrySendError};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
@@ -55,6 +59,8 @@ struct State {
 
 /// Threads answering requests.
 const WORKERS: usize = 4;
+/// Requests waiting for a thread, at most; more are answered 503 at once.
+const QUEUE: usize = 64;
 
 /// Serves until killed.
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -70,27 +76,48 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .to_ip()
         .context("the server's address")?;
     println!("serving on http://{address}/ (Ctrl-C to stop)");
-    let server = Arc::new(server);
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|_| {
-            let (server, state) = (Arc::clone(&server), Arc::clone(&state));
-            std::thread::spawn(move || {
-                for request in server.incoming_requests() {
-                    answer(request, &state);
-                }
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().ok();
-    }
+    serve(&server, address.port(), &state);
     Ok(ExitCode::SUCCESS)
 }
 
-/// The embedded page's files: path, content type, body.
-const PAGE: [(&str, &str, &str); 3] = [
+/// Answers `server`'s requests on [`WORKERS`] threads, at most [`QUEUE`]
+/// waiting; those that come from elsewhere than the page of `port` are
+/// refused before they wait.
+fn serve(server: &tiny_http::Server, port: u16, state: &Arc<State>) {
+    let (queue, waiting) = mpsc::sync_channel::<tiny_http::Request>(QUEUE);
+    let waiting = Arc::new(Mutex::new(waiting));
+    for _ in 0..WORKERS {
+        let (waiting, state) = (Arc::clone(&waiting), Arc::clone(state));
+        std::thread::spawn(move || {
+            loop {
+                let next = waiting.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok(request) = next else { return };
+                answer(request, &state);
+            }
+        });
+    }
+    for request in server.incoming_requests() {
+        if let Err(why) = guard::check(&request, port) {
+            respond(request, 403, "application/json", error(&why));
+            continue;
+        }
+        if let Err(TrySendError::Full(request)) = queue.try_send(request) {
+            let why = format!("busy: {QUEUE} requests are waiting; try again in a moment");
+            respond(request, 503, "application/json", error(&why));
+        }
+    }
+}
+
+/// The embedded page's files: path, content type, body (`/replay` is the
+/// page opened on its replay view).
+const PAGE: [(&str, &str, &str); 4] = [
     (
         "/",
+        "text/html; charset=utf-8",
+        include_str!("page/index.html"),
+    ),
+    (
+        "/replay",
         "text/html; charset=utf-8",
         include_str!("page/index.html"),
     ),
@@ -109,6 +136,11 @@ const PAGE: [(&str, &str, &str); 3] = [
 /// Answers one request.
 fn answer(request: tiny_http::Request, state: &State) {
     let (status, content_type, body) = route(request.method(), request.url(), state);
+    respond(request, status, content_type, body);
+}
+
+/// Sends `body` with the page's safety headers.
+fn respond(request: tiny_http::Request, status: u16, content_type: &str, body: String) {
     let header = |name: &str, value: &str| {
         tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
     };
@@ -135,11 +167,14 @@ fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static
         return (200, kind, (*body).to_string());
     }
     let reply = match path {
-        "/api/analyse" => param(query, "pos").and_then(|pos| analysis::analyse(&pos)),
+        "/api/analyze" => moves_param(query).and_then(|moves| {
+            let deep = param(query, "deep").is_ok_and(|d| d == "1");
+            analysis::analyze(&moves, deep)
+        }),
         "/api/games" => Ok(state.library.list()),
         "/api/game" => game_params(query).and_then(|(log, game)| state.library.game(log, game)),
         "/api/engines" => Ok(state.players.list()),
-        "/api/move" => move_params(query).and_then(|(i, pos)| state.players.play(i, &pos)),
+        "/api/move" => move_params(query).and_then(|(i, moves)| state.players.play(i, &moves)),
         _ => return (404, JSON, error(&format!("no page {}", shorten(path)))),
     };
     match reply {
@@ -168,23 +203,30 @@ fn param(query: &str, name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("the request has no '{name}'"))
 }
 
-/// `log` and `game` of a query, as numbers.
-fn game_params(query: &str) -> Result<(usize, u64), String> {
-    let number = |name: &str| -> Result<u64, String> {
-        let text = param(query, name)?;
-        text.parse()
-            .map_err(|_| format!("{name} = '{}': expected a number", shorten(&text)))
-    };
-    Ok((number("log")? as usize, number("game")?))
+/// The position of a query: `moves` (the command line's move string),
+/// or `pos` as the page's address writes it.
+fn moves_param(query: &str) -> Result<String, String> {
+    param(query, "moves").or_else(|_| param(query, "pos"))
 }
 
-/// `engine` (a number) and `pos` of a query.
+/// The number `name` of a query.
+fn number_param(query: &str, name: &str) -> Result<u64, String> {
+    let text = param(query, name)?;
+    text.parse()
+        .map_err(|_| format!("{name} = '{}': expected a number", shorten(&text)))
+}
+
+/// `log` (1-based) and `game` (as the log numbers it) of a query.
+fn game_params(query: &str) -> Result<(usize, u64), String> {
+    Ok((
+        number_param(query, "log")? as usize,
+        number_param(query, "game")?,
+    ))
+}
+
+/// `engine` (1-based) and the position of a query.
 fn move_params(query: &str) -> Result<(usize, String), String> {
-    let text = param(query, "engine")?;
-    let index = text
-        .parse()
-        .map_err(|_| format!("engine = '{}': expected a number", shorten(&text)))?;
-    Ok((index, param(query, "pos")?))
+    Ok((number_param(query, "engine")? as usize, moves_param(query)?))
 }
 
 /// `text` with `%XX` and `+` decoded (bytes that are not UTF-8 replaced).
@@ -234,10 +276,14 @@ mod tests {
         assert_eq!(status, 405, "{body}");
         let (status, _, body) = route(&tiny_http::Method::Get, "/../etc/passwd", &state);
         assert_eq!(status, 404, "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/api/move?engine=0&pos=4", &state);
+        let (status, _, body) = route(
+            &tiny_http::Method::Get,
+            "/api/move?engine=1&moves=4",
+            &state,
+        );
         assert_eq!(status, 400);
         assert!(body.contains("0 engine(s) were given"), "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyse?pos=48", &state);
+        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyze?moves=48", &state);
         assert_eq!(status, 400);
         assert!(body.contains("'8'"), "{body}");
     }

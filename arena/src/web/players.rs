@@ -53,19 +53,21 @@ impl Players {
         json!({ "engines": self.names })
     }
 
-    /// Engine `index`'s move in the standard board's position `pos`.
-    pub fn play(&self, index: usize, pos: &str) -> Reply {
+    /// Engine `number`'s (1-based, in the order given) move in the
+    /// standard board's position `pos`.
+    pub fn play(&self, number: usize, pos: &str) -> Reply {
+        let index = number.wrapping_sub(1);
         let seat = self.seats.get(index).ok_or_else(|| {
             format!(
-                "engine {index}: {} engine(s) were given to serve",
+                "engine {number}: {} engine(s) were given to serve, numbered from 1",
                 self.names.len()
             )
         })?;
         let name = &self.names[index];
         let game = Game::from_move_string(Rules::STANDARD, pos)
-            .map_err(|e| format!("pos '{}': {e}", super::shorten(pos)))?;
+            .map_err(|e| format!("moves '{}': {e}", super::shorten(pos)))?;
         if game.position().is_over() {
-            return Err(format!("pos '{}': the game is over", super::shorten(pos)));
+            return Err(format!("moves '{}': the game is over", super::shorten(pos)));
         }
         let mut seat = seat.lock().unwrap_or_else(|e| e.into_inner());
         let (m, _) = seat
@@ -78,6 +80,6 @@ impl Players {
                 m.column
             ));
         }
-        Ok(json!({ "column": m.column, "pos": format!("{pos}{}", m.column), "engine": name }))
+        Ok(json!({ "column": m.column, "moves": format!("{pos}{}", m.column), "engine": name }))
     }
 }

@@ -69,18 +69,20 @@ impl Library {
                         })
                     })
                     .collect();
-                json!({ "log": i, "name": path.display().to_string(), "games": games })
+                json!({ "log": i + 1, "name": path.display().to_string(), "games": games })
             })
             .collect();
         json!({ "logs": logs })
     }
 
-    /// Game `game` of log `log`, with its verdicts.
+    /// Game `game` of the `log`-th log (from 1), with its verdicts.
     pub fn game(&self, log: usize, game: u64) -> Reply {
-        let (_, games) = self
-            .logs
-            .get(log)
-            .ok_or_else(|| format!("log {log}: there are {} logs", self.logs.len()))?;
+        let (_, games) = self.logs.get(log.wrapping_sub(1)).ok_or_else(|| {
+            format!(
+                "log {log}: {} log(s) were given to serve, numbered from 1",
+                self.logs.len()
+            )
+        })?;
         let line = games
             .iter()
             .find(|g| g.game == game)

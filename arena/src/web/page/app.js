@@ -24,7 +24,11 @@ function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } 
       const who = cells[c][r];
       cell.className = "cell" + (who ? ` p${who}` : "");
       if (c === last && r === cells[c].length - 1) cell.classList.add("last");
-      cell.dataset.column = String(c + 1);
+      // The hooks outside tests use: column from 1 (left), row from 1
+      // (bottom), the stone (1 first player, 2 second, empty).
+      cell.dataset.col = String(c + 1);
+      cell.dataset.row = String(r + 1);
+      cell.dataset.stone = who ? String(who) : "";
       if (onColumn) cell.addEventListener("click", () => onColumn(c + 1));
       board.append(cell);
     }
@@ -69,12 +73,22 @@ function showPlay() {
   else if (ended) status.textContent = `${ended === "1" ? "Red (first)" : "Yellow (second)"} wins.`;
   else status.textContent = `${play.moves.length % 2 === 0 ? "Red (first)" : "Yellow (second)"} to move` +
     (play.moves ? ` after ${play.moves}` : " on the empty board") + ".";
-  const url = new URL(window.location);
-  if (play.moves) url.searchParams.set("pos", play.moves);
-  else url.searchParams.delete("pos");
-  window.history.replaceState(null, "", url);
+  address();
   showScores();
   engineMove();
+}
+
+/** The position and whether the solution shows, in the address. */
+function address() {
+  if (document.getElementById("play").hidden) return;
+  const url = new URL(window.location);
+  url.pathname = "/";
+  for (const key of ["log", "game", "view"]) url.searchParams.delete(key);
+  if (play.moves) url.searchParams.set("pos", play.moves);
+  else url.searchParams.delete("pos");
+  if (document.getElementById("solution").checked) url.searchParams.set("solution", "1");
+  else url.searchParams.delete("solution");
+  window.history.replaceState(null, "", url);
 }
 
 /** The engine chosen for the side to move, if any (its index). */
@@ -92,7 +106,7 @@ async function engineMove() {
   const status = document.getElementById("status");
   status.textContent += " The engine is thinking...";
   try {
-    const m = await getJson(`/api/move?engine=${engine}&pos=${encodeURIComponent(asked)}`);
+    const m = await getJson(`/api/move?engine=${engine}&moves=${encodeURIComponent(asked)}`);
     play.thinking = false;
     if (asked === play.moves && engineToMove() === engine) playColumn(m.column, true);
   } catch (e) {
@@ -108,34 +122,56 @@ function playColumn(column, byEngine = false) {
   showPlay();
 }
 
+/** A column's score as shown: exact, or an estimate marked as such. */
+function scoreSpan(c) {
+  const span = document.createElement("span");
+  span.dataset.scoreCol = String(c.column);
+  if (!c.playable) return span;
+  span.dataset.exact = String(c.exact);
+  if (c.exact) {
+    span.textContent = String(c.score);
+    span.className = c.score > 0 ? "win" : c.score < 0 ? "loss" : "draw";
+  } else if (c.outcome) {
+    span.textContent = { win: "W", draw: "D", loss: "L" }[c.outcome];
+    span.className = `unproven ${c.outcome}`;
+    span.title = `a ${c.outcome}, proven; its distance is not yet: solving on...`;
+  } else {
+    span.textContent = c.estimate > 0 ? "+?" : c.estimate < 0 ? "-?" : "?";
+    span.className = "unproven";
+    span.title = `not proven within a second; the search's estimate is ${c.estimate} (of -99 to 99): solving on...`;
+  }
+  return span;
+}
+
 async function showScores() {
   const scores = document.getElementById("scores");
   scores.style.setProperty("--columns", COLUMNS);
   scores.replaceChildren();
+  address();
   if (!document.getElementById("solution").checked || over(play.moves)) return;
   const asked = play.moves;
   scores.textContent = "solving...";
+  const query = `/api/analyze?moves=${encodeURIComponent(asked)}`;
   try {
-    const a = await getJson(`/api/analyse?pos=${encodeURIComponent(asked)}`);
+    let a = await getJson(query);
     if (asked !== play.moves) return;
-    scores.replaceChildren(...a.columns.map((c) => {
-      const span = document.createElement("span");
-      span.dataset.column = String(c.column + 1);
-      if (!c.playable) span.textContent = "";
-      else if (!c.proven) { span.textContent = "?"; span.className = "unproven"; span.title = "not proven within a second"; }
-      else {
-        span.textContent = String(c.score);
-        span.className = c.score > 0 ? "win" : c.score < 0 ? "loss" : "draw";
-      }
-      return span;
-    }));
+    scores.replaceChildren(...a.columns.map(scoreSpan));
+    // Columns not proven in a second: ask again with more time, and put
+    // the proofs in the estimates' places.
+    if (a.columns.some((c) => c.playable && !c.exact)) {
+      a = await getJson(`${query}&deep=1`);
+      if (asked !== play.moves || !document.getElementById("solution").checked) return;
+      scores.replaceChildren(...a.columns.map(scoreSpan));
+    }
   } catch (e) {
     scores.textContent = e.message;
   }
 }
 
 function setupPlay() {
-  const pos = new URL(window.location).searchParams.get("pos") || "";
+  const params = new URL(window.location).searchParams;
+  const pos = params.get("pos") || params.get("moves") || "";
+  document.getElementById("solution").checked = params.get("solution") === "1";
   play.moves = /^[1-7]*$/.test(pos) ? pos : "";
   for (let i = 0; i < play.moves.length; i++) {
     if (!playable(play.moves.slice(0, i), Number(play.moves[i]))) { play.moves = play.moves.slice(0, i); break; }
@@ -147,7 +183,7 @@ function setupPlay() {
   getJson("/api/engines").then(({ engines }) => {
     for (const id of ["seat-1", "seat-2"]) {
       const select = document.getElementById(id);
-      engines.forEach((name, i) => select.append(new Option(name, String(i))));
+      engines.forEach((name, i) => select.append(new Option(name, String(i + 1))));
       select.onchange = engineMove;
     }
   });
@@ -172,17 +208,36 @@ function redo() {
 const replay = { game: null, ply: 0, list: [] };
 
 async function setupReplay() {
-  const { logs } = await getJson("/api/games");
-  replay.list = logs;
-  document.getElementById("filter").oninput = listGames;
-  listGames();
   for (const [id, step] of [["start", () => 0], ["back", (p) => p - 1], ["forward", (p) => p + 1], ["end", () => Infinity]]) {
     document.getElementById(id).onclick = () => goTo(step(replay.ply));
   }
+  const { logs } = await getJson("/api/games");
+  replay.list = logs;
+  fillFilters();
+  for (const id of ["filter", "filter-player", "filter-result"]) {
+    document.getElementById(id).oninput = listGames;
+  }
+  listGames();
+  const params = new URL(window.location).searchParams;
+  if (window.location.pathname === "/replay" && params.has("log") && params.has("game")) {
+    const item = document.querySelector(`#games li[data-log="${CSS.escape(params.get("log"))}"][data-game="${CSS.escape(params.get("game"))}"]`);
+    await openGame(params.get("log"), params.get("game"), item);
+  }
+}
+
+/** The players and results of the logs, as the filters' choices. */
+function fillFilters() {
+  const games = replay.list.flatMap((log) => log.games);
+  const players = [...new Set(games.flatMap((g) => [g.first, g.second]))].sort();
+  const results = [...new Set(games.map((g) => g.result))].sort();
+  document.getElementById("filter-player").append(...players.map((p) => new Option(p, p)));
+  document.getElementById("filter-result").append(...results.map((r) => new Option(r, r)));
 }
 
 function listGames() {
   const words = document.getElementById("filter").value.trim().toLowerCase();
+  const player = document.getElementById("filter-player").value;
+  const result = document.getElementById("filter-result").value;
   const list = document.getElementById("games");
   list.replaceChildren();
   for (const log of replay.list) {
@@ -193,6 +248,8 @@ function listGames() {
     for (const g of log.games) {
       const text = `game ${g.game}: ${g.first} vs ${g.second}, ${g.result} (${g.reason})`;
       if (words && !text.toLowerCase().includes(words)) continue;
+      if (player && g.first !== player && g.second !== player) continue;
+      if (result && g.result !== result) continue;
       const item = document.createElement("li");
       item.textContent = text;
       item.dataset.log = log.log;
@@ -205,7 +262,11 @@ function listGames() {
 
 async function openGame(log, game, item) {
   document.querySelectorAll("#games li.chosen").forEach((li) => li.classList.remove("chosen"));
-  item.classList.add("chosen");
+  if (item) item.classList.add("chosen");
+  const url = new URL(window.location);
+  url.pathname = "/replay";
+  url.search = `?log=${log}&game=${game}`;
+  window.history.replaceState(null, "", url);
   const title = document.getElementById("game-title");
   title.textContent = "judging every move...";
   try {
@@ -243,7 +304,9 @@ function listMoves() {
     li.textContent = `${who} plays ${v.column + 1}: ${v.ply < g.opening ? "the opening" : said(v)}`;
     li.className = v.ply < g.opening ? "opening" : verdictClass(v);
     if (g.first_lost.includes(v.ply)) li.classList.add("first-lost");
-    li.dataset.ply = String(v.ply);
+    // Hooks for outside tests: the move's number from 1, its verdict.
+    li.dataset.ply = String(v.ply + 1);
+    li.dataset.verdict = verdictClass(v);
     li.onclick = () => goTo(v.ply + 1);
     return li;
   }));
@@ -257,7 +320,7 @@ function goTo(ply) {
   draw(document.getElementById("replay-board"), moves, { columns: g.columns, rows: g.rows });
   document.getElementById("ply").textContent = `move ${replay.ply} of ${g.moves.length}`;
   document.querySelectorAll("#moves li").forEach((li) =>
-    li.classList.toggle("now", Number(li.dataset.ply) === replay.ply - 1));
+    li.classList.toggle("now", Number(li.dataset.ply) === replay.ply));
   const v = g.verdicts[replay.ply - 1];
   document.getElementById("verdict").textContent = v
     ? `Move ${replay.ply}, column ${v.column + 1}: ${said(v)}.` : "The starting position.";
@@ -286,6 +349,8 @@ function show(view) {
     document.getElementById(name).hidden = name !== view;
     document.getElementById(`tab-${name}`).setAttribute("aria-pressed", String(name === view));
   }
+  if (view === "play") address();
+  else if (window.location.pathname !== "/replay") window.history.replaceState(null, "", "/replay");
 }
 
 document.addEventListener("keydown", (e) => {
@@ -303,6 +368,7 @@ document.addEventListener("keydown", (e) => {
 
 document.getElementById("tab-play").onclick = () => show("play");
 document.getElementById("tab-replay").onclick = () => show("replay");
+const opening = new URL(window.location);
+if (opening.pathname === "/replay" || opening.searchParams.get("view") === "replay") show("replay");
 setupPlay();
 setupReplay().catch((e) => { document.getElementById("game-title").textContent = e.message; });
-if (new URL(window.location).searchParams.get("view") === "replay") show("replay");

@@ -1,0 +1,98 @@
+//! `serve` under load: requests beyond its threads and its bounded queue
+//! are answered 503 at once, not held, and the server goes on.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{arena_path, fake};
+
+/// The status line's code and the body of `GET path` on `port`.
+fn get(port: u16, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).ok();
+    let code = reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = reply.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (code, body)
+}
+
+#[test]
+fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
+    // An engine that never answers `go`: every move request holds a
+    // thread for its time (100 ms and the margin).
+    let mut server = Command::new(arena_path())
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--engine",
+            &(fake("pong-only") + ",movetime=100"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    // What comes back within 5 s: the 503s all must (the others wait
+    // their turn at the one engine, 68 of them, each for its time).
+    let started = Instant::now();
+    let (answered, answers) = std::sync::mpsc::channel();
+    let flood: Vec<_> = (0..120)
+        .map(|_| {
+            let answered = answered.clone();
+            std::thread::spawn(move || {
+                let asked = Instant::now();
+                let (code, body) = get(port, "/api/move?engine=1&moves=4");
+                answered.send((code, body, asked.elapsed())).ok();
+            })
+        })
+        .collect();
+    let mut busy = Vec::new();
+    while let Ok(answer) =
+        answers.recv_timeout(Duration::from_secs(5).saturating_sub(started.elapsed()))
+    {
+        if answer.0 == 503 {
+            busy.push(answer);
+        }
+    }
+    server.kill().ok();
+    server.wait().ok();
+    for t in flood {
+        t.join().unwrap();
+    }
+    assert!(
+        busy.len() >= 30,
+        "{} of 120 were turned away within 5 s",
+        busy.len()
+    );
+    for (_, body, took) in &busy {
+        assert!(body.contains("busy"), "{body}");
+        assert!(*took < Duration::from_secs(5), "a 503 took {took:?}");
+    }
+}
