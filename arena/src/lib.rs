@@ -28,6 +28,7 @@ pub mod figures;
 pub mod grade;
 pub mod group;
 pub mod kit;
+pub mod live;
 pub mod log;
 pub mod memory_watch;
 pub mod merge;

@@ -319,6 +319,8 @@ pub struct GameSetup<'a> {
     pub adjudicator: Option<&'a mut Adjudicator>,
     /// Set to abandon the game between moves.
     pub abort: &'a AtomicBool,
+    /// Told the moves after each move (the live page's board).
+    pub on_move: Option<&'a dyn Fn(&str)>,
 }
 
 /// Plays the opening and then alternates `first` and `second` until the
@@ -330,6 +332,7 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
         seed,
         mut adjudicator,
         abort,
+        on_move,
     } = setup;
     let mut game = Game::from_move_string(rules, opening).expect("openings are checked when read");
     let mut plies = Vec::new();
@@ -360,6 +363,9 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
             match play_move(seat, &mut game, &mut clocks[index]) {
                 Ok(record) => plies.push(record),
                 Err((reason, detail)) => break GameEnd::forfeit(mover, reason, detail),
+            }
+            if let Some(tell) = on_move {
+                tell(&game.move_string());
             }
         }
     };

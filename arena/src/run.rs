@@ -17,6 +17,7 @@ use connect4::{Player, Rules};
 
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
+use crate::live::InProgress;
 use crate::log::{self, GameLine};
 use crate::play::GameRecord;
 use crate::process::EngineProcess;
@@ -98,6 +99,11 @@ pub struct RunArgs {
     /// before sending it to a cluster.
     #[arg(long)]
     pub check: bool,
+    /// Follow the run on a local web page at this port (0: a free one): the
+    /// standings, crosstable, ratings, Elo and SPRT curves, and the games
+    /// under way (needs --log).
+    #[arg(long, value_name = "PORT", requires = "log")]
+    pub serve: Option<u16>,
 }
 
 impl RunArgs {
@@ -123,6 +129,7 @@ impl RunArgs {
             plot: None,
             shard: None,
             check: false,
+            serve: None,
         }
     }
 }
@@ -595,7 +602,21 @@ pub fn run_games(
     }
     let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
-    let config = run_config(&plan, args, concurrency)?;
+    let mut config = run_config(&plan, args, concurrency)?;
+    if let (Some(port), Some(log)) = (args.serve, args.log.as_deref()) {
+        let in_progress = Arc::new(InProgress::default());
+        config.in_progress = Some(Arc::clone(&in_progress));
+        let run = crate::web::RunInfo {
+            engines: plan.names.clone(),
+            pairings: plan.pairings.clone(),
+            sprt,
+            in_progress,
+        };
+        println!(
+            "following the run on {}",
+            crate::web::follow(port, log, run)?
+        );
+    }
     let started = std::time::Instant::now();
     let cpu_before = connect4::lab::cpu_time::own_seconds();
     if recorder.live.verdict().is_none() {
@@ -637,6 +658,7 @@ fn run_config(plan: &Plan, args: &RunArgs, concurrency: usize) -> Result<RunConf
         stderr_log: stderr_log.map(Arc::new),
         max_move_time: Duration::from_secs_f64(args.max_move_time),
         debug: debug.map(Arc::new),
+        in_progress: None,
     })
 }
 

@@ -20,6 +20,7 @@ use connect4::openings::game_seed;
 
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
+use crate::live::InProgress;
 use crate::play::{Adjudicator, GameRecord, GameSetup, Seat, play_game};
 use crate::schedule::Job;
 use crate::spec::EngineSpec;
@@ -46,6 +47,8 @@ pub struct RunConfig {
     pub max_move_time: Duration,
     /// Where every line to and from the engines goes (`--debug`).
     pub debug: Option<Arc<DebugLog>>,
+    /// The games under way, for a page that follows the run (`--serve`).
+    pub in_progress: Option<Arc<InProgress>>,
 }
 
 /// Whether to go on after a game.
@@ -137,14 +140,28 @@ pub fn run(
                     let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                     let Some(job) = job else { break };
                     let (first, second) = two_seats(&mut seats, job.first, job.second);
+                    let board = config.in_progress.as_deref();
+                    if let Some(b) = board {
+                        b.start(job.game, &first.spec.name, &second.spec.name, &job.opening);
+                    }
+                    let tell = |moves: &str| {
+                        if let Some(b) = board {
+                            b.moved(job.game, moves);
+                        }
+                    };
                     let setup = GameSetup {
                         rules: config.rules,
                         opening: &job.opening,
                         seed: game_seed(config.seed, job.game),
                         adjudicator: adjudicator.as_mut(),
                         abort: &flags.abort,
+                        on_move: board.map(|_| &tell as &dyn Fn(&str)),
                     };
-                    let Some(record) = play_game(setup, first, second) else {
+                    let record = play_game(setup, first, second);
+                    if let Some(b) = board {
+                        b.end(job.game);
+                    }
+                    let Some(record) = record else {
                         break;
                     };
                     if lost_to_the_interrupt(&record, flags.interrupted.as_deref()) {

@@ -194,3 +194,37 @@ def test_another_site_s_page_cannot_use_the_server(server, browser, tmp_path):
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_run_is_followed_live_on_its_own_page(browser, tmp_path):
+    log = tmp_path / "run.jsonl"
+    run = subprocess.Popen(
+        [arena_binary(), "match", "--engine", "name=mcts,cmd=self,option.agent='mcts:simulations=1500'",
+         "--engine", "name=greedy,cmd=self,option.agent=greedy", "--games", "400", "--concurrency", "1",
+         "--log", str(log), "--serve", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = run.stdout.readline()
+        while line and "following the run on" not in line:
+            line = run.stdout.readline()
+        url = line.split()[-1]
+        assert url.endswith("/live"), line
+        page = browser.new_page()
+        page.goto(url)
+        sync_api.expect(page.locator("#standings tr")).to_have_count(3)
+        sync_api.expect(page.locator("#crosstable tr")).to_have_count(3)
+        counted = lambda: int(page.inner_text("#live-status").split()[0])
+        first = counted()
+        # The page follows the log as it grows (it asks every 2 s).
+        for _ in range(40):
+            page.wait_for_timeout(500)
+            if counted() > first:
+                break
+        assert counted() > first, page.inner_text("#live-status")
+        names = page.locator("#standings td:first-child").all_inner_texts()
+        assert sorted(names) == ["greedy", "mcts"]
+        assert page.locator("#elo-chart polyline").count() == 1
+        page.close()
+    finally:
+        run.kill()
+        run.wait()

@@ -316,6 +316,7 @@ impl Grader<'_> {
             stderr_log: None,
             max_move_time: crate::play::MAX_MOVE_TIME,
             debug: None,
+            in_progress: None,
         };
         let mut games = Vec::new();
         let mut voided = Vec::new();

@@ -17,6 +17,7 @@ mod analysis;
 mod guard;
 mod players;
 mod replay;
+mod standings;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -29,6 +30,7 @@ use serde_json::{Value, json};
 
 use players::Players;
 use replay::Library;
+pub use standings::RunInfo;
 
 use crate::spec::EngineSpec;
 
@@ -51,10 +53,12 @@ pub struct Args {
     pub host: IpAddr,
 }
 
-/// What the requests read: the logs' games and the engines.
+/// What the requests read: the logs' games, the engines, and the run
+/// that serves the page, if one does.
 struct State {
     library: Library,
     players: Players,
+    run: Option<RunInfo>,
 }
 
 /// Threads answering requests.
@@ -67,17 +71,38 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let state = Arc::new(State {
         library: Library::load(&args.log)?,
         players: Players::new(&args.engine),
+        run: None,
     });
-    let server = tiny_http::Server::http(SocketAddr::new(args.host, args.port))
+    let (server, address) = listen(args.host, args.port)?;
+    println!("serving on http://{address}/ (Ctrl-C to stop)");
+    serve(&server, address.port(), &state);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the page of a run under way (`match|tournament --serve PORT`) on
+/// loopback, on a thread of its own, from the run's `log` as it grows;
+/// returns the page's address.
+pub fn follow(port: u16, log: &std::path::Path, run: RunInfo) -> Result<String> {
+    let state = Arc::new(State {
+        library: Library::load(&[log.to_path_buf()])?,
+        players: Players::new(&[]),
+        run: Some(run),
+    });
+    let (server, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
+    std::thread::spawn(move || serve(&server, address.port(), &state));
+    Ok(format!("http://{address}/live"))
+}
+
+/// A server on `host:port` (0: a free port) and the address it got.
+fn listen(host: IpAddr, port: u16) -> Result<(tiny_http::Server, SocketAddr)> {
+    let server = tiny_http::Server::http(SocketAddr::new(host, port))
         .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("listening on {}:{}", args.host, args.port))?;
+        .with_context(|| format!("listening on {host}:{port}"))?;
     let address = server
         .server_addr()
         .to_ip()
         .context("the server's address")?;
-    println!("serving on http://{address}/ (Ctrl-C to stop)");
-    serve(&server, address.port(), &state);
-    Ok(ExitCode::SUCCESS)
+    Ok((server, address))
 }
 
 /// Answers `server`'s requests on [`WORKERS`] threads, at most [`QUEUE`]
@@ -110,7 +135,7 @@ fn serve(server: &tiny_http::Server, port: u16, state: &Arc<State>) {
 
 /// The embedded page's files: path, content type, body (`/replay` is the
 /// page opened on its replay view).
-const PAGE: [(&str, &str, &str); 4] = [
+const PAGE: [(&str, &str, &str); 5] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -118,6 +143,11 @@ const PAGE: [(&str, &str, &str); 4] = [
     ),
     (
         "/replay",
+        "text/html; charset=utf-8",
+        include_str!("page/index.html"),
+    ),
+    (
+        "/live",
         "text/html; charset=utf-8",
         include_str!("page/index.html"),
     ),
@@ -163,6 +193,9 @@ fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static
         return (405, JSON, error("only GET is answered"));
     }
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    if path == "/favicon.ico" {
+        return (204, "image/x-icon", String::new());
+    }
     if let Some((_, kind, body)) = PAGE.iter().find(|(p, _, _)| *p == path) {
         return (200, kind, (*body).to_string());
     }
@@ -174,6 +207,10 @@ fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static
         "/api/games" => Ok(state.library.list()),
         "/api/game" => game_params(query).and_then(|(log, game)| state.library.game(log, game)),
         "/api/engines" => Ok(state.players.list()),
+        "/api/live" => {
+            let log = number_param(query, "log").unwrap_or(1) as usize;
+            standings::standings(&state.library, state.run.as_ref(), log)
+        }
         "/api/move" => move_params(query).and_then(|(i, moves)| state.players.play(i, &moves)),
         _ => return (404, JSON, error(&format!("no page {}", shorten(path)))),
     };
@@ -271,6 +308,7 @@ mod tests {
         let state = State {
             library: Library::load(&[]).unwrap(),
             players: Players::new(&[]),
+            run: None,
         };
         let (status, _, body) = route(&tiny_http::Method::Post, "/", &state);
         assert_eq!(status, 405, "{body}");

@@ -1,11 +1,13 @@
 //! The games of the logs given to `serve`: a list to choose from, and each
 //! game move by move with the solver's verdict on every move, computed once
-//! per game and kept.
+//! per game and kept. A log that is still being written (a run under way)
+//! is read again whenever its size or time changes: a logged game never
+//! changes, so the verdicts kept stay true.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
 use connect4::book::Book;
@@ -23,9 +25,38 @@ const GAME_CAP: Duration = Duration::from_secs(20);
 /// Games whose verdicts are kept at most (then the cache starts again).
 const CACHED: usize = 2000;
 
+/// One log as last read.
+struct LogFile {
+    path: PathBuf,
+    /// Size and modification time when read.
+    stamp: Option<(u64, SystemTime)>,
+    games: Arc<Vec<GameLine>>,
+}
+
+impl LogFile {
+    /// The file's size and modification time.
+    fn stamp_now(&self) -> Option<(u64, SystemTime)> {
+        let meta = std::fs::metadata(&self.path).ok()?;
+        Some((meta.len(), meta.modified().ok()?))
+    }
+
+    /// Reads the file again if it changed since; a file that cannot be
+    /// read now keeps the games read before.
+    fn refresh(&mut self) {
+        let stamp = self.stamp_now();
+        if stamp.is_some()
+            && stamp != self.stamp
+            && let Ok(games) = crate::log::read(&self.path)
+        {
+            self.games = Arc::new(games);
+            self.stamp = stamp;
+        }
+    }
+}
+
 /// The logs, and the verdicts computed so far.
 pub struct Library {
-    logs: Vec<(PathBuf, Vec<GameLine>)>,
+    logs: Mutex<Vec<LogFile>>,
     judge: Mutex<Judge>,
     cache: Mutex<HashMap<(usize, u64), Value>>,
 }
@@ -39,10 +70,16 @@ impl Library {
             if !path.exists() {
                 anyhow::bail!("--log {}: no such file", path.display());
             }
-            logs.push((path.clone(), crate::log::read(path)?));
+            let mut log = LogFile {
+                path: path.clone(),
+                stamp: None,
+                games: Arc::new(crate::log::read(path)?),
+            };
+            log.stamp = log.stamp_now();
+            logs.push(log);
         }
         Ok(Library {
-            logs,
+            logs: Mutex::new(logs),
             judge: Mutex::new(Judge::new(
                 64,
                 Some(Book::shipped()),
@@ -53,10 +90,31 @@ impl Library {
         })
     }
 
+    /// The logs' names and games as they are now (each read again if it
+    /// changed).
+    pub fn logs(&self) -> Vec<(PathBuf, Arc<Vec<GameLine>>)> {
+        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
+        logs.iter_mut()
+            .map(|log| {
+                log.refresh();
+                (log.path.clone(), Arc::clone(&log.games))
+            })
+            .collect()
+    }
+
+    /// The `log`-th log (from 1) as it is now.
+    pub fn log(&self, log: usize) -> Result<(PathBuf, Arc<Vec<GameLine>>), String> {
+        let logs = self.logs();
+        let count = logs.len();
+        logs.into_iter().nth(log.wrapping_sub(1)).ok_or_else(|| {
+            format!("log {log}: {count} log(s) were given to serve, numbered from 1")
+        })
+    }
+
     /// Every log's games, for the list.
     pub fn list(&self) -> Value {
         let logs: Vec<Value> = self
-            .logs
+            .logs()
             .iter()
             .enumerate()
             .map(|(i, (path, games))| {
@@ -77,12 +135,7 @@ impl Library {
 
     /// Game `game` of the `log`-th log (from 1), with its verdicts.
     pub fn game(&self, log: usize, game: u64) -> Reply {
-        let (_, games) = self.logs.get(log.wrapping_sub(1)).ok_or_else(|| {
-            format!(
-                "log {log}: {} log(s) were given to serve, numbered from 1",
-                self.logs.len()
-            )
-        })?;
+        let (_, games) = self.log(log)?;
         let line = games
             .iter()
             .find(|g| g.game == game)

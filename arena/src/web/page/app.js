@@ -342,19 +342,151 @@ function strip() {
   document.getElementById("strip").replaceChildren(...cells);
 }
 
+// ---- Standings, live -----------------------------------------------------
+
+const live = { timer: null, log: 1 };
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A table of `head` and `rows` (arrays of texts) put into `table`. */
+function fillTable(table, head, rows) {
+  const tr = (cells, tag) => {
+    const row = document.createElement("tr");
+    row.append(...cells.map((text) => {
+      const cell = document.createElement(tag);
+      cell.textContent = text;
+      return cell;
+    }));
+    return row;
+  };
+  table.replaceChildren(tr(head, "th"), ...rows.map((r) => tr(r, "td")));
+}
+
+const signed = (x) => (x === null || x === undefined ? "" : (x >= 0 ? "+" : "") + x.toFixed(1));
+
+/** A line chart of `series` ([{name, points: [[x, y, lo, hi]]}]) with guides. */
+function chart(svg, series, guides) {
+  const [w, h, left, bottom] = [520, Number(svg.getAttribute("viewBox").split(" ")[3]), 44, 22];
+  const all = series.flatMap((s) => s.points);
+  const xs = all.map((p) => p[0]);
+  // The range holds every value, the guides and each series' last
+  // interval; the early, wide intervals are cut at its edges.
+  const lasts = series.map((s) => s.points[s.points.length - 1]).filter(Boolean);
+  const ys = all.map((p) => p[1]).concat(lasts.flatMap((p) => [p[2], p[3]]), guides.map((g) => g.y))
+    .filter((v) => v !== null && v !== undefined && isFinite(v));
+  const [x0, x1] = [0, Math.max(1, ...xs)];
+  const [y0, y1] = ys.length ? [Math.min(...ys), Math.max(...ys)] : [-1, 1];
+  const pad = (y1 - y0) * 0.08 || 1;
+  const X = (x) => left + ((x - x0) / (x1 - x0)) * (w - left - 8);
+  const Y = (y) => 6 + ((y1 + pad - Math.max(y0 - pad, Math.min(y1 + pad, y))) / (y1 - y0 + 2 * pad)) * (h - bottom - 6);
+  const el = (tag, attrs, text) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const parts = [el("line", { x1: left, y1: h - bottom, x2: w - 8, y2: h - bottom, class: "axis" }),
+    el("text", { x: w - 8, y: h - 4, "text-anchor": "end" }, `games played (${x1})`),
+    el("text", { x: 2, y: Y(y1 + pad) + 10 }, (y1 + pad).toFixed(1)),
+    el("text", { x: 2, y: Y(y0 - pad) }, (y0 - pad).toFixed(1))];
+  for (const g of guides) {
+    parts.push(el("line", { x1: left, x2: w - 8, y1: Y(g.y), y2: Y(g.y), class: `guide ${g.kind}` }));
+    parts.push(el("text", { x: w - 10, y: Y(g.y) - 3, "text-anchor": "end", class: "guide-label" }, g.label));
+  }
+  series.forEach((s, i) => {
+    const points = s.points.filter((p) => isFinite(p[1]));
+    for (const p of points) {
+      if (p[2] !== null && p[2] !== undefined) parts.push(el("line", { x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), class: `bar s${i % 4}` }));
+    }
+    if (points.length) parts.push(el("polyline", { points: points.map((p) => `${X(p[0])},${Y(p[1])}`).join(" "), class: `series s${i % 4}` }));
+    parts.push(el("text", { x: left + 6, y: 16 + 14 * i, class: `legend s${i % 4}` }, s.name));
+  });
+  svg.replaceChildren(...parts);
+}
+
+/** Draws a run's standings as the server computed them. */
+function showStandings(data) {
+  const { summary, crosstable, curves, sprt, running } = data;
+  fillTable(document.getElementById("standings"), ["engine", "games", "points", "score", "ms/move"],
+    [...summary.engines].sort((a, b) => b.points - a.points).map((e) =>
+      [e.name, String(e.games), String(e.points), e.games ? `${((100 * e.points) / e.games).toFixed(1)}%` : "", e.ms_per_move.toFixed(1)]));
+  const names = crosstable.engines;
+  fillTable(document.getElementById("crosstable"), ["", ...names.map((n, i) => `${i + 1}`)],
+    names.map((n, i) => [`${i + 1} ${n}`, ...names.map((_, j) => (i === j ? "-" : crosstable.games[i][j] ? `${crosstable.points[i][j]}/${crosstable.games[i][j]}` : ""))]));
+  document.getElementById("ratings-box").hidden = !summary.ratings || !summary.ratings.length;
+  if (summary.ratings && summary.ratings.length) {
+    fillTable(document.getElementById("ratings"), ["#", "engine", "Elo", "95%", "games"],
+      summary.ratings.map((r, i) => [String(i + 1), r.name, signed(r.elo), `[${signed(r.low)}, ${signed(r.high)}]`, String(r.games)]));
+  } else {
+    // Two engines: the pairing's Elo with its interval in the standings.
+    const p = summary.pairings[0];
+    if (p) document.getElementById("live-status").textContent +=
+      ` ${p.a} vs ${p.b}: ${p.wins} wins, ${p.draws} draws, ${p.losses} losses; Elo ${signed(p.elo)} [95%: ${signed(p.elo_95[0])}, ${signed(p.elo_95[1])}]` +
+      (p.sprt ? `, LLR ${p.sprt.llr.toFixed(2)}` : "");
+  }
+  chart(document.getElementById("elo-chart"), curves.map((c) => ({ name: `${c.a} vs ${c.b}`, points: c.elo })),
+    [{ y: 0, label: "even", kind: "even" }]);
+  document.getElementById("llr-box").hidden = !sprt;
+  if (sprt) {
+    chart(document.getElementById("llr-chart"), curves.map((c) => ({ name: `${c.a} vs ${c.b}`, points: c.llr })),
+      [{ y: sprt.upper, label: `H1 (${sprt.elo1} Elo)`, kind: "h1" }, { y: sprt.lower, label: `H0 (${sprt.elo0} Elo)`, kind: "h0" }]);
+  }
+  const boards = running.map((g) => {
+    const box = document.createElement("figure");
+    box.className = "game-now";
+    box.dataset.game = String(g.game);
+    const board = document.createElement("div");
+    board.className = "board small";
+    draw(board, g.moves);
+    const caption = document.createElement("figcaption");
+    caption.textContent = `game ${g.game}: ${g.first} vs ${g.second}, move ${g.moves.length}`;
+    box.append(board, caption);
+    return box;
+  });
+  const none = document.createElement("p");
+  none.textContent = data.live ? "none at this moment" : "(only a run's own page, --serve, shows them)";
+  document.getElementById("running").replaceChildren(...(boards.length ? boards : [none]));
+}
+
+async function refreshLive() {
+  clearTimeout(live.timer);
+  if (document.getElementById("live").hidden) return;
+  const status = document.getElementById("live-status");
+  try {
+    const data = await getJson(`/api/live?log=${live.log}`);
+    status.textContent = `${data.summary.games} games in ${data.name}` + (data.live ? ", the run under way:" : ":");
+    showStandings(data);
+  } catch (e) {
+    status.textContent = `${e.message}: the run has ended or the server stopped (trying again)`;
+  }
+  live.timer = setTimeout(refreshLive, 2000);
+}
+
+async function setupLive() {
+  const { logs } = await getJson("/api/games");
+  const select = document.getElementById("live-log");
+  select.replaceChildren(...logs.map((l) => new Option(l.name, String(l.log))));
+  const asked = new URL(window.location).searchParams.get("log");
+  if (asked && logs.some((l) => String(l.log) === asked)) select.value = asked;
+  live.log = select.value || 1;
+  select.onchange = () => { live.log = select.value; refreshLive(); };
+  refreshLive();
+}
+
 // ---- Tabs and keys --------------------------------------------------------
 
 function show(view) {
-  for (const name of ["play", "replay"]) {
+  for (const name of ["play", "replay", "live"]) {
     document.getElementById(name).hidden = name !== view;
     document.getElementById(`tab-${name}`).setAttribute("aria-pressed", String(name === view));
   }
   if (view === "play") address();
-  else if (window.location.pathname !== "/replay") window.history.replaceState(null, "", "/replay");
+  else if (window.location.pathname !== `/${view}`) window.history.replaceState(null, "", `/${view}`);
+  if (view === "live") setupLive().catch((e) => { document.getElementById("live-status").textContent = e.message; });
 }
 
 document.addEventListener("keydown", (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type !== "checkbox") return;
+  if (!document.getElementById("live").hidden) return;
   if (!document.getElementById("play").hidden) {
     if (/^[1-7]$/.test(e.key)) playColumn(Number(e.key));
     else if (e.key === "z") undo();
@@ -368,7 +500,9 @@ document.addEventListener("keydown", (e) => {
 
 document.getElementById("tab-play").onclick = () => show("play");
 document.getElementById("tab-replay").onclick = () => show("replay");
+document.getElementById("tab-live").onclick = () => show("live");
 const opening = new URL(window.location);
 if (opening.pathname === "/replay" || opening.searchParams.get("view") === "replay") show("replay");
+if (opening.pathname === "/live") show("live");
 setupPlay();
 setupReplay().catch((e) => { document.getElementById("game-title").textContent = e.message; });

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Speed of `connect4-arena serve` (issue #28's figures), in one run:
+
+- the first board drawn after the page is requested (headless Chromium
+  through Playwright, when installed), median of 10 loads;
+- `GET /api/analyze` over random positions of 0 to 14 plies: median, 99th
+  percentile and worst, one request at a time.
+
+Usage: scripts/bench-web.py [ARENA] [POSITIONS]  (release build by default)
+"""
+
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+ARENA = sys.argv[1] if len(sys.argv) > 1 else "target/release/connect4-arena"
+COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+
+
+def random_position(rng, plies):
+    """A move string of `plies` random legal moves that ends no game."""
+    while True:
+        heights, moves, board = [0] * 7, "", {}
+        for i in range(plies):
+            free = [c for c in range(7) if heights[c] < 6]
+            c = rng.choice(free)
+            board[(c, heights[c])] = i % 2
+            heights[c] += 1
+            moves += str(c + 1)
+            if wins(board, c, heights[c] - 1):
+                break
+        else:
+            return moves
+
+
+def wins(board, c, r):
+    who = board[(c, r)]
+    for dc, dr in [(1, 0), (0, 1), (1, 1), (1, -1)]:
+        n = 1
+        for s in (1, -1):
+            k = 1
+            while board.get((c + s * k * dc, r + s * k * dr)) == who:
+                n, k = n + 1, k + 1
+        if n >= 4:
+            return True
+    return False
+
+
+def first_board_ms(url):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    times = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        for _ in range(10):
+            page = browser.new_page()
+            start = time.perf_counter()
+            page.goto(url + "?pos=4453", wait_until="commit")
+            page.wait_for_selector("#board .cell[data-stone='1']")
+            times.append(1000 * (time.perf_counter() - start))
+            page.close()
+        browser.close()
+    return statistics.median(times)
+
+
+def main():
+    server = subprocess.Popen([ARENA, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().split()[2]
+        drawn = first_board_ms(url)
+        if drawn is not None:
+            print(f"first board drawn: {drawn:.0f} ms after the request (median of 10)")
+        rng = random.Random(28)
+        times = []
+        for _ in range(COUNT):
+            moves = random_position(rng, rng.randint(0, 14))
+            start = time.perf_counter()
+            urllib.request.urlopen(f"{url}api/analyze?moves={moves}").read()
+            times.append(1000 * (time.perf_counter() - start))
+        times.sort()
+        p99 = times[max(0, int(0.99 * len(times)) - 1)]
+        print(f"/api/analyze, {COUNT} random positions of 0 to 14 plies: "
+              f"median {statistics.median(times):.1f} ms, 99th percentile {p99:.1f} ms, "
+              f"worst {times[-1]:.1f} ms")
+    finally:
+        server.kill()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
