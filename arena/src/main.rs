@@ -105,6 +105,14 @@ enum Cmd {
                       Then open the address it prints (http://127.0.0.1:PORT/)."
     )]
     Serve(connect4_arena::web::Args),
+    /// Write one self-contained HTML file of logs' results: tables, the Elo
+    /// picture, and every game replayable with the solver's verdicts.
+    #[command(
+        after_help = "Example: connect4-arena report games.jsonl --html report.html
+
+                      The file loads nothing from elsewhere: post it or mail it."
+    )]
+    Report(connect4_arena::web::report::Args),
     /// Check an engine's protocol compliance and print each check.
     #[command(
         after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
@@ -251,6 +259,7 @@ fn main() -> ExitCode {
         Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
         Some(Cmd::Kit(args)) => connect4_arena::kit::run(&args),
         Some(Cmd::Serve(args)) => connect4_arena::web::run(&args),
+        Some(Cmd::Report(args)) => connect4_arena::web::report::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {

@@ -188,7 +188,10 @@ def test_another_site_s_page_cannot_use_the_server(server, browser, tmp_path):
                if urls.get(e["requestId"], "").startswith(url) else None)
         page.goto(f"http://127.0.0.1:{port}/other.html")
         sync_api.expect(page).to_have_title("blocked")
-        page.wait_for_timeout(500)
+        for _ in range(50):
+            if len(statuses) == 3:
+                break
+            page.wait_for_timeout(100)
         assert statuses == {url + "api/move": 403, url + "api/analyze": 403, url + "api/games": 403}, statuses
         page.close()
     finally:
@@ -228,3 +231,32 @@ def test_a_run_is_followed_live_on_its_own_page(browser, tmp_path):
     finally:
         run.kill()
         run.wait()
+
+
+def test_a_report_file_replays_every_game_and_fetches_nothing(browser, tmp_path):
+    log = tmp_path / "t.jsonl"
+    hostile = "<img src=x onerror=alert(1)>"
+    played = subprocess.run(
+        [arena_binary(), "tournament", "--engine", "name=greedy,cmd=self,option.agent=greedy",
+         "--engine", f"name={hostile},cmd=self,option.agent=random",
+         "--engine", "name=ab3,cmd=self,option.agent='alphabeta:depth=3'", "--games", "2",
+         "--log", str(log)], capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0, played.stderr
+    html = tmp_path / "report.html"
+    wrote = subprocess.run([arena_binary(), "report", str(log), "--html", str(html)],
+                           capture_output=True, text=True, timeout=300)
+    assert wrote.returncode == 0, wrote.stderr
+    games = [json.loads(l) for l in log.read_text().splitlines()]
+    page = browser.new_page()
+    fetched, dialogs = [], []
+    page.on("request", lambda r: fetched.append(r.url))
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(html.as_uri())
+    assert hostile in page.inner_text("pre")
+    for g in sorted(games, key=lambda g: g["game"]):
+        page.locator(f"#games li[data-game='{g['game']}']").click()
+        sync_api.expect(page.locator("#moves li[data-verdict]")).to_have_count(len(g["moves"]))
+    assert page.locator("#replay-board .cell[data-stone='1']").count() > 0
+    assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
+    assert dialogs == []
+    page.close()

@@ -17,6 +17,7 @@ mod analysis;
 mod guard;
 mod players;
 mod replay;
+pub mod report;
 mod standings;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -135,7 +136,7 @@ fn serve(server: &tiny_http::Server, port: u16, state: &Arc<State>) {
 
 /// The embedded page's files: path, content type, body (`/replay` is the
 /// page opened on its replay view).
-const PAGE: [(&str, &str, &str); 5] = [
+const PAGE: [(&str, &str, &str); 7] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -155,6 +156,16 @@ const PAGE: [(&str, &str, &str); 5] = [
         "/app.js",
         "text/javascript; charset=utf-8",
         include_str!("page/app.js"),
+    ),
+    (
+        "/board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/board.js"),
+    ),
+    (
+        "/replay.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/replay.js"),
     ),
     (
         "/style.css",

@@ -72,7 +72,7 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
 
 /// The engines of a log in the order they first play, and the pairings in
 /// the order they first meet (the first game's first player first).
-fn players_of(games: &[GameLine]) -> (Vec<String>, Vec<(usize, usize)>) {
+pub(super) fn players_of(games: &[GameLine]) -> (Vec<String>, Vec<(usize, usize)>) {
     let mut sorted: Vec<&GameLine> = games.iter().collect();
     sorted.sort_by_key(|g| g.game);
     let mut engines: Vec<String> = Vec::new();

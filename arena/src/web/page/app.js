@@ -1,39 +1,7 @@
 // The page of `connect4-arena serve`: play and analyse a position, replay
-// the games of the logs with the solver's verdict on every move. Columns
-// are numbered 1 to 7 as in the command line's move strings.
-
-const COLUMNS = 7;
-const ROWS = 6;
-
-/** A position from a move string: `cells[column]` lists its stones, 1 or 2. */
-function stones(moves, columns = COLUMNS) {
-  const cells = Array.from({ length: columns }, () => []);
-  [...moves].forEach((ch, i) => cells[Number(ch) - 1].push(i % 2 === 0 ? 1 : 2));
-  return cells;
-}
-
-/** Draws `moves` on `board` (a .board element); `onColumn` makes it playable. */
-function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } = {}) {
-  board.style.setProperty("--columns", columns);
-  const cells = stones(moves, columns);
-  const last = moves.length ? Number(moves[moves.length - 1]) - 1 : -1;
-  board.replaceChildren();
-  for (let r = rows - 1; r >= 0; r--) {
-    for (let c = 0; c < columns; c++) {
-      const cell = document.createElement("div");
-      const who = cells[c][r];
-      cell.className = "cell" + (who ? ` p${who}` : "");
-      if (c === last && r === cells[c].length - 1) cell.classList.add("last");
-      // The hooks outside tests use: column from 1 (left), row from 1
-      // (bottom), the stone (1 first player, 2 second, empty).
-      cell.dataset.col = String(c + 1);
-      cell.dataset.row = String(r + 1);
-      cell.dataset.stone = who ? String(who) : "";
-      if (onColumn) cell.addEventListener("click", () => onColumn(c + 1));
-      board.append(cell);
-    }
-  }
-}
+// the games of the logs with the solver's verdict on every move, follow a
+// run's standings. Columns are numbered 1 to 7 as in the command line's
+// move strings. board.js and replay.js are loaded before it.
 
 async function getJson(url) {
   const reply = await fetch(url);
@@ -205,141 +173,18 @@ function redo() {
 
 // ---- Replay -------------------------------------------------------------
 
-const replay = { game: null, ply: 0, list: [] };
-
 async function setupReplay() {
-  for (const [id, step] of [["start", () => 0], ["back", (p) => p - 1], ["forward", (p) => p + 1], ["end", () => Infinity]]) {
-    document.getElementById(id).onclick = () => goTo(step(replay.ply));
-  }
   const { logs } = await getJson("/api/games");
-  replay.list = logs;
-  fillFilters();
-  for (const id of ["filter", "filter-player", "filter-result"]) {
-    document.getElementById(id).oninput = listGames;
-  }
-  listGames();
+  Replay.setup(logs, (log, game) => getJson(`/api/game?log=${log}&game=${game}`), (log, game) => {
+    const url = new URL(window.location);
+    url.pathname = "/replay";
+    url.search = `?log=${log}&game=${game}`;
+    window.history.replaceState(null, "", url);
+  });
   const params = new URL(window.location).searchParams;
   if (window.location.pathname === "/replay" && params.has("log") && params.has("game")) {
-    const item = document.querySelector(`#games li[data-log="${CSS.escape(params.get("log"))}"][data-game="${CSS.escape(params.get("game"))}"]`);
-    await openGame(params.get("log"), params.get("game"), item);
+    await Replay.open(params.get("log"), params.get("game"));
   }
-}
-
-/** The players and results of the logs, as the filters' choices. */
-function fillFilters() {
-  const games = replay.list.flatMap((log) => log.games);
-  const players = [...new Set(games.flatMap((g) => [g.first, g.second]))].sort();
-  const results = [...new Set(games.map((g) => g.result))].sort();
-  document.getElementById("filter-player").append(...players.map((p) => new Option(p, p)));
-  document.getElementById("filter-result").append(...results.map((r) => new Option(r, r)));
-}
-
-function listGames() {
-  const words = document.getElementById("filter").value.trim().toLowerCase();
-  const player = document.getElementById("filter-player").value;
-  const result = document.getElementById("filter-result").value;
-  const list = document.getElementById("games");
-  list.replaceChildren();
-  for (const log of replay.list) {
-    const head = document.createElement("li");
-    head.className = "log";
-    head.textContent = log.name;
-    list.append(head);
-    for (const g of log.games) {
-      const text = `game ${g.game}: ${g.first} vs ${g.second}, ${g.result} (${g.reason})`;
-      if (words && !text.toLowerCase().includes(words)) continue;
-      if (player && g.first !== player && g.second !== player) continue;
-      if (result && g.result !== result) continue;
-      const item = document.createElement("li");
-      item.textContent = text;
-      item.dataset.log = log.log;
-      item.dataset.game = g.game;
-      item.onclick = () => openGame(log.log, g.game, item);
-      list.append(item);
-    }
-  }
-}
-
-async function openGame(log, game, item) {
-  document.querySelectorAll("#games li.chosen").forEach((li) => li.classList.remove("chosen"));
-  if (item) item.classList.add("chosen");
-  const url = new URL(window.location);
-  url.pathname = "/replay";
-  url.search = `?log=${log}&game=${game}`;
-  window.history.replaceState(null, "", url);
-  const title = document.getElementById("game-title");
-  title.textContent = "judging every move...";
-  try {
-    replay.game = await getJson(`/api/game?log=${log}&game=${game}`);
-  } catch (e) {
-    title.textContent = e.message;
-    return;
-  }
-  const g = replay.game;
-  title.textContent = `Game ${g.game}: ${g.first} (red, first) vs ${g.second} (yellow, second): ${g.result}, ${g.reason}` +
-    (g.detail ? ` (${g.detail})` : "");
-  listMoves();
-  goTo(Infinity);
-}
-
-/** Words for a verdict: kept, lost (and the move that kept it), or unknown. */
-function said(v) {
-  if (!v.before || !v.after) return "not proven in time";
-  if (v.before === v.after) return v.before === "loss" ? "a lost position either way" : `kept the ${v.before}`;
-  const kept = v.keeping === null || v.keeping === undefined ? "" : `; ${v.keeping + 1} kept it`;
-  return `${v.before} to ${v.after}${kept}`;
-}
-
-function verdictClass(v) {
-  if (!v.before || !v.after) return "unknown";
-  return v.before === v.after ? "kept" : "lost";
-}
-
-function listMoves() {
-  const g = replay.game;
-  const list = document.getElementById("moves");
-  list.replaceChildren(...g.verdicts.map((v) => {
-    const li = document.createElement("li");
-    const who = v.ply % 2 === 0 ? g.first : g.second;
-    li.textContent = `${who} plays ${v.column + 1}: ${v.ply < g.opening ? "the opening" : said(v)}`;
-    li.className = v.ply < g.opening ? "opening" : verdictClass(v);
-    if (g.first_lost.includes(v.ply)) li.classList.add("first-lost");
-    // Hooks for outside tests: the move's number from 1, its verdict.
-    li.dataset.ply = String(v.ply + 1);
-    li.dataset.verdict = verdictClass(v);
-    li.onclick = () => goTo(v.ply + 1);
-    return li;
-  }));
-}
-
-function goTo(ply) {
-  const g = replay.game;
-  if (!g) return;
-  replay.ply = Math.max(0, Math.min(ply, g.moves.length));
-  const moves = g.moves.slice(0, replay.ply).map((c) => String(c + 1)).join("");
-  draw(document.getElementById("replay-board"), moves, { columns: g.columns, rows: g.rows });
-  document.getElementById("ply").textContent = `move ${replay.ply} of ${g.moves.length}`;
-  document.querySelectorAll("#moves li").forEach((li) =>
-    li.classList.toggle("now", Number(li.dataset.ply) === replay.ply));
-  const v = g.verdicts[replay.ply - 1];
-  document.getElementById("verdict").textContent = v
-    ? `Move ${replay.ply}, column ${v.column + 1}: ${said(v)}.` : "The starting position.";
-  strip();
-}
-
-/** The value for the first player after each move: red won, yellow won, draw. */
-function strip() {
-  const g = replay.game;
-  const cells = g.verdicts.map((v, i) => {
-    const span = document.createElement("span");
-    const mover = v.after;
-    const forFirst = !mover ? null : v.ply % 2 === 0 ? mover : { win: "loss", loss: "win", draw: "draw" }[mover];
-    if (forFirst) span.className = forFirst;
-    if (i === replay.ply - 1) span.classList.add("now");
-    span.title = `after move ${i + 1}: ${forFirst ? `a ${forFirst} for red` : "not proven"}`;
-    return span;
-  });
-  document.getElementById("strip").replaceChildren(...cells);
 }
 
 // ---- Standings, live -----------------------------------------------------
@@ -493,8 +338,7 @@ document.addEventListener("keydown", (e) => {
     else if (e.key === "y") redo();
     else if (e.key === "s") { const box = document.getElementById("solution"); box.checked = !box.checked; showScores(); }
   } else {
-    const steps = { ArrowLeft: replay.ply - 1, ArrowRight: replay.ply + 1, Home: 0, End: Infinity };
-    if (e.key in steps) { goTo(steps[e.key]); e.preventDefault(); }
+    Replay.key(e);
   }
 });
 
