@@ -118,7 +118,9 @@ impl Library {
             .iter()
             .enumerate()
             .map(|(i, (path, games))| {
-                let games: Vec<Value> = games
+                let mut sorted: Vec<&GameLine> = games.iter().collect();
+                sorted.sort_by_key(|g| g.game);
+                let games: Vec<Value> = sorted
                     .iter()
                     .map(|g| {
                         json!({
