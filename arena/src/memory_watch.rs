@@ -51,7 +51,9 @@ impl MemoryReport {
 }
 
 /// A thread that keeps a user's processes under a total memory limit until
-/// [`MemoryWatch::finish`] (or until it is dropped).
+/// [`MemoryWatch::finish`] (or until it is dropped); looking at them every
+/// [`MemoryWatch::PERIOD`], it also kills the arena's children among them
+/// that another has stopped, which would keep the arena waiting.
 pub struct MemoryWatch {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<MemoryReport>>,
@@ -72,6 +74,10 @@ impl MemoryWatch {
                 ..MemoryReport::default()
             };
             while !flag.load(Ordering::Relaxed) {
+                // Looking at the user's processes anyway: free any child of
+                // the arena another of them stopped (see
+                // sandbox::kill_stopped_children).
+                crate::sandbox::kill_stopped_children(uid, std::process::id());
                 let held = user_resident_bytes(uid);
                 report.peak_bytes = report.peak_bytes.max(held);
                 if held > limit_bytes && uid != 0 {

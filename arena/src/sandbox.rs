@@ -145,14 +145,44 @@ fn owner(pid: i32) -> Option<u32> {
     uid(&pid.to_string(), 1)
 }
 
+/// The state letter and parent of process `pid` (from /proc/PID/stat,
+/// where they follow the command's closing parenthesis).
+fn state_and_parent(pid: i32) -> Option<(char, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some((state, parent))
+}
+
 /// Whether process `pid` is a zombie: dead already, waiting for its parent
 /// to read its status (signals cannot touch it).
 fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        // The state follows the command's closing parenthesis.
-        stat.rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
-    })
+    state_and_parent(pid).is_some_and(|(state, _)| state == 'Z')
+}
+
+/// Kills the processes of user `uid` (never uid 0) that process `parent`
+/// (the arena) started and that are stopped. A student's program can stop
+/// every process of its user, the arena's children included; one stopped
+/// between fork and exec would keep the arena waiting for it to start, for
+/// ever. Killed, it is an engine that did not start. Returns how many.
+pub fn kill_stopped_children(uid: u32, parent: u32) -> usize {
+    if uid == 0 {
+        return 0;
+    }
+    let parent = i32::try_from(parent).unwrap_or(-1);
+    let stuck: Vec<i32> = processes_of(uid)
+        .into_iter()
+        .filter(|&pid| {
+            state_and_parent(pid)
+                .is_some_and(|(state, p)| p == parent && matches!(state, 'T' | 't'))
+        })
+        .collect();
+    for &pid in &stuck {
+        crate::group::signal(pid, crate::group::Signal::Kill);
+    }
+    stuck.len()
 }
 
 /// Every live process of user `uid` (zombies left out).

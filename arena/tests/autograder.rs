@@ -888,3 +888,40 @@ fn the_memory_of_all_the_students_processes_together_is_bounded() {
     assert!(hog.score <= honest.score, "{hog:?}");
     assert!(stderr.contains("kill(s)"), "{stderr}");
 }
+
+/// A student's program that stops its user's processes (`kill-opponent=STOP`
+/// in the test above) may stop one the grader has just forked, before it
+/// runs the program; the grader would wait for it to start for ever. The
+/// watch that looks at the student's processes kills such a one.
+#[test]
+fn a_child_of_the_grader_stopped_by_the_student_is_killed_not_waited_for() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let Some(_turn) = isolated() else { return };
+    ensure_users();
+    let student = Account::lookup("c4student").unwrap();
+    let mut child = Command::new("sh")
+        .args(["-c", "kill -STOP $$; sleep 100"])
+        .uid(student.uid)
+        .gid(student.gid)
+        .spawn()
+        .unwrap();
+    let stopped = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", child.id())).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('T'))
+        })
+    };
+    let started = Instant::now();
+    while !stopped() {
+        assert!(started.elapsed().as_secs() < 10, "the child never stopped");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Another parent's stopped process is not the grader's to kill.
+    assert_eq!(
+        connect4_arena::sandbox::kill_stopped_children(student.uid, 1),
+        0
+    );
+    let killed = connect4_arena::sandbox::kill_stopped_children(student.uid, std::process::id());
+    assert_eq!(killed, 1);
+    assert_eq!(child.wait().unwrap().signal(), Some(9));
+}
