@@ -603,20 +603,7 @@ pub fn run_games(
     let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
     let mut config = run_config(&plan, args, concurrency)?;
-    if let (Some(port), Some(log)) = (args.serve, args.log.as_deref()) {
-        let in_progress = Arc::new(InProgress::default());
-        config.in_progress = Some(Arc::clone(&in_progress));
-        let run = crate::web::RunInfo {
-            engines: plan.names.clone(),
-            pairings: plan.pairings.clone(),
-            sprt,
-            in_progress,
-        };
-        println!(
-            "following the run on {}",
-            crate::web::follow(port, log, run)?
-        );
-    }
+    serve_the_run(&plan, args, sprt, &mut config)?;
     let started = std::time::Instant::now();
     let cpu_before = connect4::lab::cpu_time::own_seconds();
     if recorder.live.verdict().is_none() {
@@ -641,6 +628,32 @@ pub fn run_games(
     }
     let decided = recorder.live.verdict();
     report_run(&plan, args, sprt, recorder.games, decided, &speed)
+}
+
+/// With `--serve PORT`, serves the page that follows the run (from its log
+/// and the games under way, which `config`'s workers then tell it).
+fn serve_the_run(
+    plan: &Plan,
+    args: &RunArgs,
+    sprt: Option<Sprt>,
+    config: &mut RunConfig,
+) -> Result<()> {
+    let (Some(port), Some(log)) = (args.serve, args.log.as_deref()) else {
+        return Ok(());
+    };
+    let in_progress = Arc::new(InProgress::default());
+    config.in_progress = Some(Arc::clone(&in_progress));
+    let run = crate::web::RunInfo {
+        engines: plan.names.clone(),
+        pairings: plan.pairings.clone(),
+        sprt,
+        in_progress,
+    };
+    println!(
+        "following the run on {}",
+        crate::web::follow(port, log, run)?
+    );
+    Ok(())
 }
 
 /// How the workers play `plan`'s games, `concurrency` at a time: the

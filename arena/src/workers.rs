@@ -139,29 +139,9 @@ pub fn run(
                     }
                     let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                     let Some(job) = job else { break };
-                    let (first, second) = two_seats(&mut seats, job.first, job.second);
-                    let board = config.in_progress.as_deref();
-                    if let Some(b) = board {
-                        b.start(job.game, &first.spec.name, &second.spec.name, &job.opening);
-                    }
-                    let tell = |moves: &str| {
-                        if let Some(b) = board {
-                            b.moved(job.game, moves);
-                        }
-                    };
-                    let setup = GameSetup {
-                        rules: config.rules,
-                        opening: &job.opening,
-                        seed: game_seed(config.seed, job.game),
-                        adjudicator: adjudicator.as_mut(),
-                        abort: &flags.abort,
-                        on_move: board.map(|_| &tell as &dyn Fn(&str)),
-                    };
-                    let record = play_game(setup, first, second);
-                    if let Some(b) = board {
-                        b.end(job.game);
-                    }
-                    let Some(record) = record else {
+                    let Some(record) =
+                        play_job(config, &job, &mut seats, adjudicator.as_mut(), &flags)
+                    else {
                         break;
                     };
                     if lost_to_the_interrupt(&record, flags.interrupted.as_deref()) {
@@ -186,6 +166,40 @@ pub fn run(
             }
         }
     });
+}
+
+/// Plays `job` on its two seats, telling the board of games under way (if
+/// the run has one) its moves; `None` if the game was abandoned.
+fn play_job(
+    config: &RunConfig,
+    job: &Job,
+    seats: &mut [Seat],
+    adjudicator: Option<&mut Adjudicator>,
+    flags: &Flags,
+) -> Option<GameRecord> {
+    let (first, second) = two_seats(seats, job.first, job.second);
+    let board = config.in_progress.as_deref();
+    if let Some(b) = board {
+        b.start(job.game, &first.spec.name, &second.spec.name, &job.opening);
+    }
+    let tell = |moves: &str| {
+        if let Some(b) = board {
+            b.moved(job.game, moves);
+        }
+    };
+    let setup = GameSetup {
+        rules: config.rules,
+        opening: &job.opening,
+        seed: game_seed(config.seed, job.game),
+        adjudicator,
+        abort: &flags.abort,
+        on_move: board.map(|_| &tell as &dyn Fn(&str)),
+    };
+    let record = play_game(setup, first, second);
+    if let Some(b) = board {
+        b.end(job.game);
+    }
+    record
 }
 
 /// Two distinct seats, mutably.
