@@ -11,7 +11,7 @@
 //! cache of verdicts per game), and answers each request on one of a fixed
 //! number of threads with a bounded queue before them (503 when it is
 //! full). A request that another site's page makes, or that comes under
-//! another host name (DNS rebinding), is refused ([`guard`]).
+//! another host name (DNS rebinding), is refused (see `guard`).
 
 mod analysis;
 mod guard;
