@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use connect4::search::DEFAULT_HASH_MB;
 use connect4::search::Solver;
 use connect4::{Game, Rules, Status};
@@ -44,11 +44,14 @@ pub struct Args {
 /// prints its error on stderr and an empty line on stdout, so that outputs
 /// stay aligned with inputs. Fails (exit 1) if any line was invalid.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
-    let mut solver = Solver::new(args.hash_mb);
+    let solver = if args.no_book {
+        Solver::try_without_book(args.hash_mb)
+    } else {
+        Solver::try_new(args.hash_mb)
+    };
+    let mut solver =
+        solver.with_context(|| format!("no memory for a {} MiB table", args.hash_mb))?;
     solver.set_threads(args.threads as usize);
-    if args.no_book {
-        solver.set_book(None);
-    }
     let mut all_valid = true;
     // Where a bad position was: a line of stdin, or an argument.
     let mut each = |place: &dyn Fn() -> String, text: &str, out: &mut dyn Write| -> Result<()> {

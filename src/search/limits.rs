@@ -147,6 +147,27 @@ impl Budget {
         self.node_limit = self.node_limit.min(self.nodes.saturating_add(nodes));
     }
 
+    /// Caps the nodes from now at `nodes` for a trial; returns the limit to
+    /// give back to [`Budget::lift_cap`].
+    pub fn cap_nodes(&mut self, nodes: u64) -> u64 {
+        let limit = self.node_limit;
+        self.limit_nodes_from_now(nodes);
+        limit
+    }
+
+    /// Ends a trial begun by [`Budget::cap_nodes`]: the node limit is
+    /// `limit` again. Returns whether the cap, and nothing else, stopped
+    /// the search (it may then go on, with the budget as before).
+    pub fn lift_cap(&mut self, limit: u64) -> bool {
+        let capped = self.aborted && self.nodes >= self.node_limit && self.nodes < limit;
+        self.node_limit = limit;
+        if capped {
+            self.aborted = false;
+            self.poll();
+        }
+        capped && !self.aborted
+    }
+
     /// Counts nodes searched elsewhere on this budget's behalf.
     pub fn charge(&mut self, nodes: u64) {
         self.nodes += nodes;
@@ -164,6 +185,24 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trial_s_cap_is_lifted_and_says_whether_it_stopped_the_search() {
+        let mut b = Budget::new(&Limits::nodes(100), Instant::now(), None);
+        let limit = b.cap_nodes(10);
+        while !b.tick() {}
+        assert_eq!(b.nodes(), 10);
+        assert!(b.lift_cap(limit), "the cap stopped it");
+        assert!(!b.aborted());
+        while !b.tick() {}
+        assert_eq!(b.nodes(), 100, "the budget's own limit holds");
+        // A trial that the budget's own limit ends first is not the cap's.
+        let mut b = Budget::new(&Limits::nodes(5), Instant::now(), None);
+        let limit = b.cap_nodes(10);
+        while !b.tick() {}
+        assert!(!b.lift_cap(limit));
+        assert!(b.aborted());
+    }
 
     #[test]
     fn clock_budget_stays_within_the_clock() {

@@ -23,6 +23,21 @@ const SYMMETRY_PLIES: u32 = 14;
 /// 101.9 M, 6.1 s; 16: 98.4 M, 6.0 s; 8: 87.0 M, 7.0 s (the lookups near
 /// the leaves cost more than they save).
 const ETC_EMPTY: u32 = 16;
+/// ... and only once the search has visited this many nodes. Their table
+/// lookups stall on memory: on an easy position they cost more than they
+/// save (Test_L1_R1, 1,000 positions of a few thousand nodes, whole
+/// process, no book: 0.27-0.29 s with them from the first node, 0.19 s
+/// without any), on a hard one they pay (the first 3 of Test_L1_R3: 4.1 s
+/// with, 4.4 s without; the empty board with two threads: 32 s with, 42 s
+/// without). A search that passes this count is a hard one.
+const ETC_AFTER_NODES: u64 = 20_000;
+/// Helper threads start only once a search has visited this many nodes
+/// alone: starting them costs more than an easy position takes. The 1,000
+/// positions of Test_L1_R1, whole process, no book, two threads: 0.28 s
+/// with helpers at once, 0.24 s after 20,000 nodes, 0.20-0.22 s after
+/// 400,000, as on one thread (0.20-0.24 s); Test_L2_R2: 2.45 s, 2.03-2.18
+/// s, one thread 1.98-2.06 s (three interleaved runs each).
+const HELPERS_AFTER_NODES: u64 = 400_000;
 /// The most children a node has (the widest board).
 const MAX_CHILDREN: usize = crate::rules::MAX_COLUMNS as usize;
 
@@ -92,22 +107,26 @@ impl Solver {
     /// A solver with a table of at most `hash_mb` MiB, or `None` if the
     /// memory cannot be had.
     pub fn try_new(hash_mb: usize) -> Option<Solver> {
-        Some(
-            Solver {
-                tt: Arc::new(TranspositionTable::try_with_mebibytes(
-                    hash_mb,
-                    Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
-                )?),
-                threads: 1,
-                budget: Budget::unlimited(),
-                order: Vec::new(),
-                rules: None,
-                book: None,
-                book_plies: 0,
-                layer_plies: 0,
-            }
-            .with_book(Some(Book::shipped())),
-        )
+        Some(Solver::try_without_book(hash_mb)?.with_book(Some(Book::shipped())))
+    }
+
+    /// [`Solver::try_new`] without the book: the shipped one is not even
+    /// read (a few milliseconds a process, which a benchmark of easy
+    /// positions would count).
+    pub fn try_without_book(hash_mb: usize) -> Option<Solver> {
+        Some(Solver {
+            tt: Arc::new(TranspositionTable::try_with_mebibytes(
+                hash_mb,
+                Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
+            )?),
+            threads: 1,
+            budget: Budget::unlimited(),
+            order: Vec::new(),
+            rules: None,
+            book: None,
+            book_plies: 0,
+            layer_plies: 0,
+        })
     }
 
     /// Uses `book` (or none) for exact scores of early positions: the
@@ -203,7 +222,7 @@ impl Solver {
         &mut self,
         p: &Position,
         weak: bool,
-        search: impl FnOnce(&mut Solver) -> T,
+        search: impl Fn(&mut Solver) -> T,
     ) -> T {
         self.prepare(p);
         if self.threads <= 1
@@ -212,6 +231,13 @@ impl Solver {
             || self.layer_entry(p).is_some()
         {
             return search(self);
+        }
+        // An easy position is done before helpers would be of use: it is
+        // tried alone first, and what that finds stays in the table.
+        let limit = self.budget.cap_nodes(HELPERS_AFTER_NODES);
+        let alone = search(self);
+        if !self.budget.lift_cap(limit) {
+            return alone;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let helpers: Vec<Solver> = (1..self.threads)
@@ -734,6 +760,7 @@ impl Solver {
         beta = beta.min(hi);
         // Step 3b. A child's stored bound may already decide this node.
         if p.empty_cells() >= ETC_EMPTY
+            && self.budget.nodes() >= ETC_AFTER_NODES
             && let Some((v, cell)) = self.child_cutoff(&children, beta)
         {
             self.tt
