@@ -215,9 +215,10 @@ impl Solver {
     /// answers in the table; the others, and every helper once it is done
     /// or for an outcome alone, prove the root's children (see
     /// [`Solver::prove_children`]). Measured on this project's 2-core
-    /// machine, no book, the empty board: 51 s on two threads, 75 s on
+    /// machine, no book, the empty board: 33 s on two threads, 55 s on
     /// one; helpers that only proved the children had been slower than one
     /// thread alone (61 s against 57 s, measured one after the other).
+    /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone.
     fn with_helpers<T>(
         &mut self,
         p: &Position,
