@@ -26,9 +26,9 @@ pub fn run_figure(
         let (first, second) = (&engines[a], &engines[b]);
         let name = format!("{first} vs {second}");
         let (elo, llr) = pairing_curves(&sorted, first, second, sprt);
-        elo_series.push(Series::new(&name, thin(elo)));
+        elo_series.push(Series::new(&name, thin(elo, MAX_POINTS)));
         if sprt.is_some() {
-            llr_series.push(Series::new(&name, thin(llr)));
+            llr_series.push(Series::new(&name, thin(llr, MAX_POINTS)));
         }
     }
     let mut panels = vec![Panel {
@@ -114,12 +114,12 @@ pub fn pairing_curves(
     (elo, llr)
 }
 
-/// At most [`MAX_POINTS`] of `points`, evenly spread, the last one kept.
-fn thin(points: Vec<Point>) -> Vec<Point> {
-    if points.len() <= MAX_POINTS {
+/// At most `most` of `points`, evenly spread, the last one kept.
+pub(crate) fn thin(points: Vec<Point>, most: usize) -> Vec<Point> {
+    if points.len() <= most {
         return points;
     }
-    let step = points.len().div_ceil(MAX_POINTS);
+    let step = points.len().div_ceil(most);
     let last = *points.last().expect("not empty");
     let mut kept: Vec<Point> = points.into_iter().step_by(step).collect();
     if kept.last() != Some(&last) {
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn long_runs_are_thinned_keeping_the_last_point() {
         let points: Vec<Point> = (0..1000).map(|i| Point::new(i as f64, 0.0)).collect();
-        let kept = thin(points);
+        let kept = thin(points, MAX_POINTS);
         assert!(kept.len() <= MAX_POINTS + 1);
         assert_eq!(kept.last().unwrap().x, 999.0);
     }

@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use connect4::lab::plot::Point;
 use connect4::lab::stats::Sprt;
 use serde_json::{Value, json};
 
 use super::Reply;
 use super::replay::Library;
+use crate::figures::thin;
 use crate::live::InProgress;
 use crate::log::GameLine;
 
@@ -50,8 +50,8 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
                 crate::figures::pairing_curves(&sorted, &engines[a], &engines[b], sprt);
             json!({
                 "a": engines[a], "b": engines[b],
-                "elo": thin(&elo).iter().map(|p| json!([p.x, p.y, p.interval.map(|i| i.0), p.interval.map(|i| i.1)])).collect::<Vec<_>>(),
-                "llr": thin(&llr).iter().map(|p| json!([p.x, p.y])).collect::<Vec<_>>(),
+                "elo": thin(elo, CURVE_POINTS).iter().map(|p| json!([p.x, p.y, p.interval.map(|i| i.0), p.interval.map(|i| i.1)])).collect::<Vec<_>>(),
+                "llr": thin(llr, CURVE_POINTS).iter().map(|p| json!([p.x, p.y])).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -114,21 +114,6 @@ fn crosstable(engines: &[String], games: &[GameLine]) -> Value {
         played[s][f] += 1;
     }
     json!({ "engines": engines, "points": points, "games": played })
-}
-
-/// At most [`CURVE_POINTS`] of `points`, evenly spread, the last kept.
-fn thin(points: &[Point]) -> Vec<Point> {
-    if points.len() <= CURVE_POINTS {
-        return points.to_vec();
-    }
-    let step = points.len().div_ceil(CURVE_POINTS);
-    let mut kept: Vec<Point> = points.iter().step_by(step).copied().collect();
-    if let (Some(last), Some(end)) = (points.last(), kept.last())
-        && last.x != end.x
-    {
-        kept.push(*last);
-    }
-    kept
 }
 
 #[cfg(test)]
