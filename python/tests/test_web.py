@@ -183,16 +183,26 @@ def test_another_site_s_page_cannot_use_the_server(server, browser, tmp_path):
         urls, statuses = {}, {}
         cdp.on("Network.requestWillBeSent",
                lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+        # A status comes in one event or the other, depending on how the
+        # browser blocked the response (both carry it).
         cdp.on("Network.responseReceivedExtraInfo",
                lambda e: statuses.__setitem__(urls[e["requestId"]].split("?")[0], e["statusCode"])
                if urls.get(e["requestId"], "").startswith(url) else None)
+        cdp.on("Network.responseReceived",
+               lambda e: statuses.__setitem__(e["response"]["url"].split("?")[0], e["response"]["status"])
+               if e["response"]["url"].startswith(url) else None)
         page.goto(f"http://127.0.0.1:{port}/other.html")
         sync_api.expect(page).to_have_title("blocked")
-        for _ in range(50):
-            if len(statuses) == 3:
+        # Every request of that page that reached the server was refused.
+        # (The browser itself may hold some back: its own protections of
+        # local addresses, or the image's, vary between versions.)
+        sent = lambda: {u.split("?")[0] for u in urls.values() if u.startswith(url)}
+        for _ in range(100):
+            if sent() and set(statuses) >= sent():
                 break
             page.wait_for_timeout(100)
-        assert statuses == {url + "api/move": 403, url + "api/analyze": 403, url + "api/games": 403}, statuses
+        assert url + "api/games" in statuses, (urls, statuses)
+        assert set(statuses.values()) == {403}, statuses
         page.close()
     finally:
         other.kill()
