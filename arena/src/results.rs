@@ -307,21 +307,39 @@ impl Results {
         out
     }
 
+    /// The crosstable's cells, in the order the engines were given: row
+    /// engine's points against the column engine and the games they
+    /// played, `None` where they did not meet.
+    pub fn crosstable_cells(&self) -> Vec<Vec<Option<(f64, u32)>>> {
+        let n = self.engines.len();
+        let index = |name: &str| self.engines.iter().position(|e| e.name == name);
+        let mut cells = vec![vec![None; n]; n];
+        for p in &self.pairings {
+            let (Some(a), Some(b)) = (index(&p.a), index(&p.b)) else {
+                continue;
+            };
+            let t = &p.tally;
+            let pts = f64::from(t.wins) + f64::from(t.draws) / 2.0;
+            cells[a][b] = Some((pts, t.games()));
+            cells[b][a] = Some((f64::from(t.games()) - pts, t.games()));
+        }
+        cells
+    }
+
     /// The crosstable of a tournament: engines by score, each cell the row
     /// engine's points against the column engine and the games played.
     pub fn crosstable(&self) -> String {
         let mut order: Vec<usize> = (0..self.engines.len()).collect();
         let score = |i: usize| self.engines[i].points / f64::from(self.engines[i].games.max(1));
         order.sort_by(|&x, &y| score(y).total_cmp(&score(x)));
-        let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
-        let width = names.iter().map(|n| n.len()).max().unwrap_or(6).max(6);
-        let mut cell: HashMap<(&str, &str), (f64, u32)> = HashMap::new();
-        for p in &self.pairings {
-            let t = &p.tally;
-            let pts = f64::from(t.wins) + f64::from(t.draws) / 2.0;
-            cell.insert((&p.a, &p.b), (pts, t.games()));
-            cell.insert((&p.b, &p.a), (f64::from(t.games()) - pts, t.games()));
-        }
+        let width = self
+            .engines
+            .iter()
+            .map(|e| e.name.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let cells = self.crosstable_cells();
         let mut out = String::new();
         let _ = write!(
             out,
@@ -343,13 +361,10 @@ impl Results {
                 100.0 * score(i)
             );
             for &j in &order {
-                let text = if i == j {
-                    "-".to_string()
-                } else {
-                    match cell.get(&(names[i], names[j])) {
-                        Some((pts, games)) => format!("{pts}/{games}"),
-                        None => ".".to_string(),
-                    }
+                let text = match cells[i][j] {
+                    _ if i == j => "-".to_string(),
+                    Some((pts, games)) => format!("{pts}/{games}"),
+                    None => ".".to_string(),
                 };
                 let _ = write!(out, " {text:>9}");
             }

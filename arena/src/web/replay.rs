@@ -104,11 +104,13 @@ impl Library {
 
     /// The `log`-th log (from 1) as it is now.
     pub fn log(&self, log: usize) -> Result<(PathBuf, Arc<Vec<GameLine>>), String> {
-        let logs = self.logs();
+        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
         let count = logs.len();
-        logs.into_iter().nth(log.wrapping_sub(1)).ok_or_else(|| {
+        let file = logs.get_mut(log.wrapping_sub(1)).ok_or_else(|| {
             format!("log {log}: {count} log(s) were given to serve, numbered from 1")
-        })
+        })?;
+        file.refresh();
+        Ok((file.path.clone(), Arc::clone(&file.games)))
     }
 
     /// Every log's games, for the list.

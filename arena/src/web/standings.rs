@@ -59,7 +59,7 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
     Ok(json!({
         "log": log, "name": path.display().to_string(), "live": run.is_some(),
         "summary": results.summary(),
-        "crosstable": crosstable(&engines, &games),
+        "crosstable": crosstable(&engines, &results),
         "curves": curves,
         "sprt": sprt.map(|s| {
             let (lower, upper) = s.bounds();
@@ -98,21 +98,17 @@ pub(super) fn players_of(games: &[GameLine]) -> (Vec<String>, Vec<(usize, usize)
 }
 
 /// Row engine's points against each column engine, and the games they
-/// played, from `games`.
-fn crosstable(engines: &[String], games: &[GameLine]) -> Value {
-    let n = engines.len();
-    let mut points = vec![vec![0.0f64; n]; n];
-    let mut played = vec![vec![0u32; n]; n];
-    let at = |name: &str| engines.iter().position(|e| e == name);
-    for g in games {
-        let (Some(f), Some(s)) = (at(&g.first), at(&g.second)) else {
-            continue;
-        };
-        points[f][s] += g.first_points();
-        points[s][f] += 1.0 - g.first_points();
-        played[f][s] += 1;
-        played[s][f] += 1;
-    }
+/// played (0 where they did not meet), as the page draws them.
+fn crosstable(engines: &[String], results: &crate::results::Results) -> Value {
+    let cells = results.crosstable_cells();
+    let points: Vec<Vec<f64>> = cells
+        .iter()
+        .map(|row| row.iter().map(|c| c.map_or(0.0, |c| c.0)).collect())
+        .collect();
+    let played: Vec<Vec<u32>> = cells
+        .iter()
+        .map(|row| row.iter().map(|c| c.map_or(0, |c| c.1)).collect())
+        .collect();
     json!({ "engines": engines, "points": points, "games": played })
 }
 
@@ -139,7 +135,8 @@ mod tests {
         let (engines, pairings) = players_of(&games);
         assert_eq!(engines, ["a", "b", "c"]);
         assert_eq!(pairings, [(0, 1), (0, 2)]);
-        let table = crosstable(&engines, &games);
+        let results = crate::results::collect(&engines, &pairings, &games, None);
+        let table = crosstable(&engines, &results);
         assert_eq!(table["points"][0][1], 0.5);
         assert_eq!(table["points"][1][0], 1.5);
         assert_eq!(table["points"][2][0], 1.0);
