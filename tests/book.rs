@@ -107,10 +107,17 @@ fn hello_lists_the_shipped_layer() {
     let book = hello_book(&mut e);
     let layers = book.expect("a book is loaded").layers;
     let shipped = connect4::book::Book::shipped();
-    let layer = shipped.layer(11).unwrap();
-    assert_eq!(layers.len(), 1);
-    assert_eq!((layers[0].ply, layers[0].positions), (11, layer.known()));
-    assert!(layer.known() > 0);
+    // Every layer the book holds, by ply, with the positions it knows: the
+    // whole layer of ply 11 and the part of ply 12 built so far.
+    let expected: Vec<(u32, u64)> = shipped
+        .layers()
+        .iter()
+        .map(|l| (l.ply(), l.known()))
+        .collect();
+    let listed: Vec<(u32, u64)> = layers.iter().map(|l| (l.ply, l.positions)).collect();
+    assert_eq!(listed, expected);
+    assert_eq!(listed[0].0, 11);
+    assert!(listed.iter().all(|&(_, known)| known > 0));
 }
 
 #[test]
