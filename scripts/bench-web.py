@@ -9,6 +9,7 @@
 Usage: scripts/bench-web.py [ARENA] [POSITIONS]  (release build by default)
 """
 
+import json
 import random
 import statistics
 import subprocess
@@ -18,6 +19,7 @@ import urllib.request
 
 ARENA = sys.argv[1] if len(sys.argv) > 1 else "target/release/connect4-arena"
 COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+DEEP_SAMPLE = 40
 
 
 def random_position(rng, plies):
@@ -68,6 +70,22 @@ def first_board_ms(url):
     return statistics.median(times)
 
 
+def proofs(url, sample):
+    """How long the page waits for the proof of a column the first answer
+    left unproven (`&column=N&deep=1`, as the page asks), over a sample."""
+    times, proven = [], 0
+    for moves, column in sample:
+        start = time.perf_counter()
+        body = urllib.request.urlopen(f"{url}api/analyze?moves={moves}&column={column}&deep=1").read()
+        times.append(time.perf_counter() - start)
+        proven += json.loads(body)["columns"][0]["exact"]
+    if times:
+        times.sort()
+        print(f"the proof of an unproven column, {len(times)} of them at random: "
+              f"median {statistics.median(times):.2f} s, worst {times[-1]:.2f} s; "
+              f"{proven} proven within the deep cap")
+
+
 def main():
     server = subprocess.Popen([ARENA, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
@@ -76,17 +94,23 @@ def main():
         if drawn is not None:
             print(f"first board drawn: {drawn:.0f} ms after the request (median of 10)")
         rng = random.Random(28)
-        times = []
+        times, exact, playable, unproven = [], 0, 0, []
         for _ in range(COUNT):
             moves = random_position(rng, rng.randint(0, 14))
             start = time.perf_counter()
-            urllib.request.urlopen(f"{url}api/analyze?moves={moves}").read()
+            body = urllib.request.urlopen(f"{url}api/analyze?moves={moves}").read()
             times.append(1000 * (time.perf_counter() - start))
+            columns = [c for c in json.loads(body)["columns"] if c["playable"]]
+            playable += len(columns)
+            exact += sum(c["exact"] for c in columns)
+            unproven += [(moves, c["column"]) for c in columns if not c["exact"]]
         times.sort()
         p99 = times[max(0, int(0.99 * len(times)) - 1)]
         print(f"/api/analyze, {COUNT} random positions of 0 to 14 plies: "
               f"median {statistics.median(times):.1f} ms, 99th percentile {p99:.1f} ms, "
-              f"worst {times[-1]:.1f} ms")
+              f"worst {times[-1]:.1f} ms; {exact} of {playable} columns exact in that answer "
+              f"({100 * exact / max(1, playable):.1f}%), the others estimates")
+        proofs(url, rng.sample(unproven, min(DEEP_SAMPLE, len(unproven))))
     finally:
         server.kill()
         server.wait()

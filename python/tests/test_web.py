@@ -14,6 +14,7 @@ import urllib.request
 
 import pytest
 
+from binaries import cargo_binary
 from test_policy import arena_binary
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -81,6 +82,37 @@ def test_a_position_from_the_address_is_solved_and_played(server, browser):
     page.keyboard.press("3")
     assert page.url.endswith("?pos=445343")
     assert "Red (first) to move" in page.inner_text("#status")
+    page.close()
+
+
+def test_other_boards_are_played_and_solved_and_kept_in_the_address(server, browser):
+    url, _ = server
+    page = browser.new_page()
+    page.goto(url + "?rules=6x5x4&pos=3344&solution=1")
+    cells = page.locator("#board .cell")
+    sync_api.expect(cells).to_have_count(30)
+    assert page.locator("#board .cell[data-col='6'][data-row='5']").count() == 1
+    sync_api.expect(page.locator("#scores span[data-exact='true']")).to_have_count(6)
+    shown = [page.inner_text(f"#scores span[data-score-col='{c}']") for c in range(1, 7)]
+    solved = subprocess.run([cargo_binary("connect4", "CONNECT4", "cargo build"), "solve",
+                             "--analyze", "--rules", "6x5x4", "3344"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert shown == solved[1:], (shown, solved)
+    # Keys go as far as the board: 6 plays, 7 does not exist here.
+    page.keyboard.press("6")
+    page.keyboard.press("7")
+    assert page.url.endswith("?rules=6x5x4&pos=33446&solution=1"), page.url
+    # Another board from the list starts a new game on it, an engine
+    # playing a side there.
+    page.select_option("#rules", "7x7x4")
+    sync_api.expect(cells).to_have_count(49)
+    assert "rules=7x7x4" in page.url and "pos=" not in page.url, page.url
+    page.select_option("#seat-2", label="greedy")
+    page.locator("#board .cell[data-col='4']").first.click()
+    sync_api.expect(page.locator("#board .cell.p2")).to_have_count(1)
+    # A board the engine cannot play falls back to the standard one.
+    page.goto(url + "?rules=12x9x4&pos=44")
+    sync_api.expect(cells).to_have_count(42)
     page.close()
 
 

@@ -628,27 +628,41 @@ impl Searcher {
         let columns: Vec<u32> = p.legal_moves();
         let share = columns.len().max(1) as u32;
         let child_limits = Limits {
-            depth: limits.depth.map(|d| d.saturating_sub(1).max(1)),
+            depth: limits.depth,
             nodes: limits.nodes.map(|n| (n / u64::from(share)).max(1)),
             time: limits.time.map(|t| t / share),
         };
-        let mut out = Vec::with_capacity(columns.len());
-        for c in columns {
-            let mut child = *p;
-            child.play(c);
-            let s = if child.last_move_won() {
-                SearchScore::exact(score::win_now(p))
-            } else if child.is_full() {
-                SearchScore::exact(0)
-            } else {
-                self.search(&child, &child_limits, stop.clone(), |_| {})
-                    .expect("the child is not over")
-                    .score
-                    .negate()
-            };
-            out.push((c, s));
+        columns
+            .into_iter()
+            .map(|c| (c, self.column_score(p, c, &child_limits, stop.clone())))
+            .collect()
+    }
+
+    /// The score of playing column `c` (0-based, legal) in `p`, for the
+    /// side to move, searched within `limits` (a depth counts the move).
+    pub fn column_score(
+        &mut self,
+        p: &Position,
+        c: u32,
+        limits: &Limits,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> SearchScore {
+        let mut child = *p;
+        child.play(c);
+        if child.last_move_won() {
+            return SearchScore::exact(score::win_now(p));
         }
-        out
+        if child.is_full() {
+            return SearchScore::exact(0);
+        }
+        let limits = Limits {
+            depth: limits.depth.map(|d| d.saturating_sub(1).max(1)),
+            ..limits.clone()
+        };
+        self.search(&child, &limits, stop, |_| {})
+            .expect("the child is not over")
+            .score
+            .negate()
     }
 }
 

@@ -1,12 +1,15 @@
 //! "Show solution": each column's exact score in a position, in the test
 //! sets' convention (positive: the side to move wins, the sooner the
-//! larger), from the book and the solver under a time cap per column. A
-//! column the solver does not prove in time gets the clocked search's
-//! estimate instead, marked as not exact: its outcome when that is proven
-//! without the distance, else a heuristic value; the page then asks again
-//! with a longer cap (`deep`) and puts the proof in its place.
+//! larger), from the book and the solver, on any board the engine plays.
+//!
+//! A first answer comes at once (all columns within [`FIRST_ANSWER`]): the
+//! columns the book or a short solve proves get their score, the others
+//! the clocked search's estimate, marked as not exact (its outcome when
+//! that is proven without the distance, else a heuristic value). The page
+//! then asks for the proof of each unproven column in turn (`column` and
+//! `deep`, [`DEEP_CAP`] each) and puts it in the estimate's place.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,20 +21,55 @@ use serde_json::{Value, json};
 
 use super::Reply;
 
-/// The solver's time for one column.
-const COLUMN_CAP: Duration = Duration::from_secs(1);
-/// The solver's time for one column when the page asks for the proof of
-/// the columns a first answer left unproven.
-const DEEP_CAP: Duration = Duration::from_secs(8);
-/// The clocked search's time for the estimates, all columns together.
-const ESTIMATE_TIME: Duration = Duration::from_millis(700);
-/// The solver's table for one request.
+/// The time of a first answer, every column together.
+pub const FIRST_ANSWER: Duration = Duration::from_millis(40);
+/// The part of [`FIRST_ANSWER`] kept for the estimates of the columns the
+/// solver did not prove.
+const ESTIMATE_TIME: Duration = Duration::from_millis(10);
+/// The solver's time for one column when the page asks for its proof.
+pub const DEEP_CAP: Duration = Duration::from_secs(8);
+/// The table of each thread's solver, and of its clocked search.
 const HASH_MB: usize = 16;
 
-/// The analysis of the standard board's position `moves` (a move string):
-/// every column, numbered from 1, with its score and whether it is exact.
-pub fn analyze(moves: &str, deep: bool) -> Reply {
-    let game = Game::from_move_string(Rules::STANDARD, moves)
+thread_local! {
+    /// The solver of the thread answering: made once (a table takes tens of
+    /// milliseconds to allocate), kept from one request to the next (what
+    /// it proved stays true; it starts afresh on a board of other rules).
+    static SOLVER: RefCell<Solver> =
+        RefCell::new(Solver::new(HASH_MB).with_book(Some(Arc::clone(&Book::shipped()))));
+    /// The clocked search of the thread answering, kept likewise.
+    static SEARCHER: RefCell<Searcher> = RefCell::new({
+        let mut searcher = Searcher::new(HASH_MB);
+        searcher.set_book(Some(Arc::clone(&Book::shipped())));
+        searcher
+    });
+}
+
+/// Makes the answering thread's solver and search, so that its first
+/// request does not pay for their tables.
+pub fn warm_up() {
+    SOLVER.with(|_| ());
+    SEARCHER.with(|_| ());
+}
+
+/// What a request asks: a position, and which columns, how hard.
+pub struct Question {
+    /// The board.
+    pub rules: Rules,
+    /// The position, as the command line's move string.
+    pub moves: String,
+    /// One column (from 1) instead of all.
+    pub column: Option<u32>,
+    /// Whether to prove, with [`DEEP_CAP`] a column, rather than answer at
+    /// once.
+    pub deep: bool,
+}
+
+/// The analysis of a position: every column asked, numbered from 1, with
+/// its score and whether it is exact.
+pub fn analyze(q: &Question) -> Reply {
+    let moves = &q.moves;
+    let game = Game::from_move_string(q.rules, moves)
         .map_err(|e| format!("moves '{}': {e}", super::shorten(moves)))?;
     let p = *game.position();
     let to_move = if p.side_to_move() == Player::First {
@@ -39,40 +77,86 @@ pub fn analyze(moves: &str, deep: bool) -> Reply {
     } else {
         2
     };
+    let head = json!({ "moves": moves, "rules": q.rules.to_string(), "to_move": to_move });
+    let mut reply = head;
     if p.is_over() {
-        return Ok(json!({ "moves": moves, "to_move": to_move, "over": true, "columns": [] }));
+        reply["over"] = json!(true);
+        reply["columns"] = json!([]);
+        return Ok(reply);
     }
-    let cap = if deep { DEEP_CAP } else { COLUMN_CAP };
-    let mut solver = Solver::new(HASH_MB).with_book(Some(Arc::clone(&Book::shipped())));
-    let exact: Vec<Option<i32>> = (0..p.columns())
-        .map(|c| {
-            if !p.can_play(c) {
-                return None;
-            }
-            solver.set_budget(Budget::new(&Limits::time(cap), Instant::now(), None));
-            solver.column_score_within(&p, c)
-        })
-        .collect();
-    let unproven = (0..p.columns()).any(|c| p.can_play(c) && exact[c as usize].is_none());
-    let estimates = if unproven {
-        estimates(&p)
-    } else {
-        HashMap::new()
+    let asked: Vec<u32> = match q.column {
+        Some(n) if (1..=p.columns()).contains(&n) => vec![n - 1],
+        Some(n) => {
+            return Err(format!(
+                "column {n}: the board has columns 1 to {}",
+                p.columns()
+            ));
+        }
+        None => (0..p.columns()).collect(),
     };
-    let columns: Vec<Value> = (0..p.columns())
-        .map(|c| column(&p, c, exact[c as usize], estimates.get(&c)))
+    let start = Instant::now();
+    let exact = proofs(&p, &asked, q.deep, start);
+    let unproven: Vec<u32> = asked
+        .iter()
+        .zip(&exact)
+        .filter(|(c, e)| p.can_play(**c) && e.is_none())
+        .map(|(c, _)| *c)
         .collect();
-    Ok(json!({ "moves": moves, "to_move": to_move, "over": false, "columns": columns }))
+    let estimates = estimates(&p, &unproven);
+    let columns: Vec<Value> = asked
+        .iter()
+        .zip(&exact)
+        .map(|(&c, &e)| column(&p, c, e, estimate_of(&estimates, c)))
+        .collect();
+    reply["over"] = json!(false);
+    reply["columns"] = json!(columns);
+    Ok(reply)
 }
 
-/// The clocked search's score of every legal column of `p`.
-fn estimates(p: &Position) -> HashMap<u32, SearchScore> {
-    let mut searcher = Searcher::new(HASH_MB);
-    searcher.set_book(Some(Arc::clone(&Book::shipped())));
-    searcher
-        .analyze(p, &Limits::time(ESTIMATE_TIME), None)
-        .into_iter()
-        .collect()
+/// The exact score of each column of `asked` that the book or the solver
+/// proves in time: [`DEEP_CAP`] a column when `deep`, else what is left of
+/// the first answer's time shared among the columns still to do.
+fn proofs(p: &Position, asked: &[u32], deep: bool, start: Instant) -> Vec<Option<i32>> {
+    let deadline = start + FIRST_ANSWER - ESTIMATE_TIME;
+    SOLVER.with_borrow_mut(|solver| {
+        asked
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                if !p.can_play(c) {
+                    return None;
+                }
+                let now = Instant::now();
+                let cap = if deep {
+                    DEEP_CAP
+                } else {
+                    deadline.saturating_duration_since(now) / (asked.len() - i) as u32
+                };
+                solver.set_budget(Budget::new(&Limits::time(cap), now, None));
+                solver.column_score_within(p, c)
+            })
+            .collect()
+    })
+}
+
+/// The clocked search's score of each column of `columns`, all together
+/// within [`ESTIMATE_TIME`].
+fn estimates(p: &Position, columns: &[u32]) -> Vec<(u32, SearchScore)> {
+    if columns.is_empty() {
+        return Vec::new();
+    }
+    let share = ESTIMATE_TIME / columns.len() as u32;
+    SEARCHER.with_borrow_mut(|searcher| {
+        columns
+            .iter()
+            .map(|&c| (c, searcher.column_score(p, c, &Limits::time(share), None)))
+            .collect()
+    })
+}
+
+/// Column `c`'s estimate among `estimates`.
+fn estimate_of(estimates: &[(u32, SearchScore)], c: u32) -> Option<&SearchScore> {
+    estimates.iter().find(|(d, _)| *d == c).map(|(_, s)| s)
 }
 
 /// What the page shows of column `c` (from 0): its exact score, or the
@@ -100,9 +184,18 @@ fn column(p: &Position, c: u32, exact: Option<i32>, estimate: Option<&SearchScor
 mod tests {
     use super::*;
 
+    fn standard(moves: &str) -> Question {
+        Question {
+            rules: Rules::STANDARD,
+            moves: moves.to_string(),
+            column: None,
+            deep: false,
+        }
+    }
+
     #[test]
     fn the_empty_board_s_columns_are_scored_as_the_test_sets_score_them() {
-        let a = analyze("", false).unwrap();
+        let a = analyze(&standard("")).unwrap();
         let columns = a["columns"].as_array().unwrap();
         let scores: Vec<i64> = columns
             .iter()
@@ -113,8 +206,53 @@ mod tests {
         assert!(columns.iter().all(|c| c["exact"] == true));
         assert_eq!(columns[3]["column"], 4);
         assert_eq!(a["to_move"], 1);
-        let over = analyze("4455667", false).unwrap();
+        let over = analyze(&standard("4455667")).unwrap();
         assert_eq!(over["over"], true);
+    }
+
+    #[test]
+    fn other_boards_and_single_columns_are_answered() {
+        let rules: Rules = "6x5x4".parse().unwrap();
+        let q = Question {
+            rules,
+            moves: "3344".to_string(),
+            column: None,
+            deep: true,
+        };
+        let a = analyze(&q).unwrap();
+        let p = *Game::from_move_string(rules, "3344").unwrap().position();
+        let solved = Solver::new(16).analyze(&p);
+        let shown: Vec<Option<i64>> = a["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["score"].as_i64())
+            .collect();
+        let expected: Vec<Option<i64>> = solved.iter().map(|s| s.map(i64::from)).collect();
+        assert_eq!(shown, expected);
+        assert_eq!(a["rules"], "6x5x4");
+        let one = analyze(&Question {
+            column: Some(6),
+            ..q
+        })
+        .unwrap();
+        assert_eq!(one["columns"].as_array().unwrap().len(), 1);
+        assert_eq!(one["columns"][0]["column"], 6);
+        assert_eq!(one["columns"][0]["score"], expected[5].unwrap());
+        let beyond = analyze(&Question {
+            rules,
+            moves: String::new(),
+            column: Some(7),
+            deep: false,
+        });
+        assert!(beyond.unwrap_err().contains("columns 1 to 6"));
+        let off_board = analyze(&Question {
+            rules,
+            moves: "7".to_string(),
+            column: None,
+            deep: false,
+        });
+        assert!(off_board.unwrap_err().contains("'7'"));
     }
 
     #[test]

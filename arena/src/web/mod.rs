@@ -20,13 +20,14 @@ mod replay;
 pub mod report;
 mod standings;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc::{self, TrySendError};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use connect4::{Rules, RulesError};
 use serde_json::{Value, json};
 
 use players::Players;
@@ -96,14 +97,47 @@ pub fn follow(port: u16, log: &std::path::Path, run: RunInfo) -> Result<String> 
 
 /// A server on `host:port` (0: a free port) and the address it got.
 fn listen(host: IpAddr, port: u16) -> Result<(tiny_http::Server, SocketAddr)> {
-    let server = tiny_http::Server::http(SocketAddr::new(host, port))
+    let at = SocketAddr::new(host, port);
+    let listener = TcpListener::bind(at).with_context(|| format!("listening on {at}"))?;
+    send_at_once(&listener).with_context(|| format!("setting TCP_NODELAY on {at}"))?;
+    let address = listener.local_addr().context("the server's address")?;
+    let server = tiny_http::Server::from_listener(listener, None)
         .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("listening on {host}:{port}"))?;
-    let address = server
-        .server_addr()
-        .to_ip()
-        .context("the server's address")?;
+        .with_context(|| format!("serving on {at}"))?;
     Ok((server, address))
+}
+
+/// Turns Nagle's algorithm off on `listener`, whose connections inherit
+/// it: tiny_http writes an answer's head and body apart, and with Nagle on
+/// the body waited for the client's delayed acknowledgement of the head
+/// (40 ms on Linux), which was most of the time of a short answer.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn send_at_once(listener: &TcpListener) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor, and the option's value is a
+    // c_int that lives across the call, with its size.
+    let done = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Elsewhere answers keep Nagle's algorithm.
+#[cfg(not(unix))]
+fn send_at_once(_: &TcpListener) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Answers `server`'s requests on [`WORKERS`] threads, at most [`QUEUE`]
@@ -115,6 +149,7 @@ fn serve(server: &tiny_http::Server, port: u16, state: &Arc<State>) {
     for _ in 0..WORKERS {
         let (waiting, state) = (Arc::clone(&waiting), Arc::clone(state));
         std::thread::spawn(move || {
+            analysis::warm_up();
             loop {
                 let next = waiting.lock().unwrap_or_else(|e| e.into_inner()).recv();
                 let Ok(request) = next else { return };
@@ -211,10 +246,7 @@ fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static
         return (200, kind, (*body).to_string());
     }
     let reply = match path {
-        "/api/analyze" => moves_param(query).and_then(|moves| {
-            let deep = param(query, "deep").is_ok_and(|d| d == "1");
-            analysis::analyze(&moves, deep)
-        }),
+        "/api/analyze" => question(query).and_then(|q| analysis::analyze(&q)),
         "/api/games" => Ok(state.library.list()),
         "/api/game" => game_params(query).and_then(|(log, game)| state.library.game(log, game)),
         "/api/engines" => Ok(state.players.list()),
@@ -222,7 +254,8 @@ fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static
             let log = number_param(query, "log").unwrap_or(1) as usize;
             standings::standings(&state.library, state.run.as_ref(), log)
         }
-        "/api/move" => move_params(query).and_then(|(i, moves)| state.players.play(i, &moves)),
+        "/api/move" => move_params(query)
+            .and_then(|(i, moves)| state.players.play(i, rules_param(query)?, &moves)),
         _ => return (404, JSON, error(&format!("no page {}", shorten(path)))),
     };
     match reply {
@@ -255,6 +288,30 @@ fn param(query: &str, name: &str) -> Result<String, String> {
 /// or `pos` as the page's address writes it.
 fn moves_param(query: &str) -> Result<String, String> {
     param(query, "moves").or_else(|_| param(query, "pos"))
+}
+
+/// The board of a query: `rules` (`7x6x4`, `7x7`), the standard one if
+/// not given.
+fn rules_param(query: &str) -> Result<Rules, String> {
+    match param(query, "rules") {
+        Ok(text) => text.parse().map_err(|e: RulesError| e.to_string()),
+        Err(_) => Ok(Rules::STANDARD),
+    }
+}
+
+/// What `/api/analyze` is asked: the board, the position, one column or
+/// all, and whether to prove.
+fn question(query: &str) -> Result<analysis::Question, String> {
+    let column = match param(query, "column") {
+        Ok(_) => Some(number_param(query, "column")?.min(u64::from(u32::MAX)) as u32),
+        Err(_) => None,
+    };
+    Ok(analysis::Question {
+        rules: rules_param(query)?,
+        moves: moves_param(query)?,
+        column,
+        deep: param(query, "deep").is_ok_and(|d| d == "1"),
+    })
 }
 
 /// The number `name` of a query.
@@ -335,5 +392,19 @@ mod tests {
         let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyze?moves=48", &state);
         assert_eq!(status, 400);
         assert!(body.contains("'8'"), "{body}");
+        let (status, _, body) = route(
+            &tiny_http::Method::Get,
+            "/api/analyze?moves=4&rules=12x6x4",
+            &state,
+        );
+        assert_eq!(status, 400);
+        assert!(body.contains("columns = 12"), "{body}");
+        let (status, _, body) = route(
+            &tiny_http::Method::Get,
+            "/api/analyze?moves=4&column=x",
+            &state,
+        );
+        assert_eq!(status, 400);
+        assert!(body.contains("column = 'x'"), "{body}");
     }
 }

@@ -54,8 +54,8 @@ impl Players {
     }
 
     /// Engine `number`'s (1-based, in the order given) move in the
-    /// standard board's position `pos`.
-    pub fn play(&self, number: usize, pos: &str) -> Reply {
+    /// position `pos` of a game by `rules`.
+    pub fn play(&self, number: usize, rules: Rules, pos: &str) -> Reply {
         let index = number.wrapping_sub(1);
         let seat = self.seats.get(index).ok_or_else(|| {
             format!(
@@ -64,14 +64,14 @@ impl Players {
             )
         })?;
         let name = &self.names[index];
-        let game = Game::from_move_string(Rules::STANDARD, pos)
+        let game = Game::from_move_string(rules, pos)
             .map_err(|e| format!("moves '{}': {e}", super::shorten(pos)))?;
         if game.position().is_over() {
             return Err(format!("moves '{}': the game is over", super::shorten(pos)));
         }
         let mut seat = seat.lock().unwrap_or_else(|e| e.into_inner());
         let (m, _) = seat
-            .new_game(Rules::STANDARD, 1)
+            .new_game(rules, 1)
             .and_then(|()| seat.best_move(&game, None))
             .map_err(|f| format!("{name}: {}: {}", f.reason(), f.detail()))?;
         if m.column == 0 || !game.position().can_play(m.column - 1) {

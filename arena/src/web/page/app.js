@@ -1,6 +1,6 @@
 // The page of `connect4-arena serve`: play and analyse a position, replay
 // the games of the logs with the solver's verdict on every move, follow a
-// run's standings. Columns are numbered 1 to 7 as in the command line's
+// run's standings. Columns are numbered from 1 as in the command line's
 // move strings. board.js and replay.js are loaded before it.
 
 async function getJson(url) {
@@ -12,51 +12,72 @@ async function getJson(url) {
 
 // ---- Play and analyse -------------------------------------------------
 
-const play = { moves: "", redo: [], thinking: false };
+// The boards offered besides one the address names (`?rules=7x7x4`).
+const BOARDS = ["7x6x4", "4x4x4", "5x4x4", "6x5x4", "6x7x4", "7x7x4", "8x7x4", "9x6x4"];
+const STANDARD = "7x6x4";
 
-function playable(moves, column) {
-  return stones(moves)[column - 1].length < ROWS && !over(moves);
+const play = { moves: "", redo: [], thinking: false, rules: STANDARD, columns: 7, rows: 6, inarow: 4 };
+
+/** Sets the board: `text` as `COLUMNSxROWSxINAROW` (`7x7` means four). */
+function setRules(text) {
+  const m = /^(\d)x(\d{1,2})(?:x(\d{1,2}))?$/.exec(text || "");
+  const [columns, rows, inarow] = m ? [Number(m[1]), Number(m[2]), Number(m[3] || 4)] : [7, 6, 4];
+  const fits = m && columns >= 4 && rows >= 4 && columns * (rows + 1) <= 64 && inarow >= 3 && inarow <= Math.max(columns, rows);
+  Object.assign(play, fits ? { columns, rows, inarow } : { columns: 7, rows: 6, inarow: 4 });
+  play.rules = `${play.columns}x${play.rows}x${play.inarow}`;
 }
 
-/** Whether the game of `moves` has ended (a line of four or a full board). */
+function playable(moves, column) {
+  return column >= 1 && column <= play.columns && stones(moves, play.columns)[column - 1].length < play.rows && !over(moves);
+}
+
+/** Whether the game of `moves` has ended (a line of `inarow` or a full board). */
 function over(moves) {
-  const cells = stones(moves);
-  const at = (c, r) => (c >= 0 && c < COLUMNS && r >= 0 ? cells[c][r] : undefined);
-  for (let c = 0; c < COLUMNS; c++) {
+  const cells = stones(moves, play.columns);
+  const at = (c, r) => (c >= 0 && c < play.columns && r >= 0 ? cells[c][r] : undefined);
+  const line = [...Array(play.inarow - 1).keys()].map((k) => k + 1);
+  for (let c = 0; c < play.columns; c++) {
     for (let r = 0; r < cells[c].length; r++) {
       const who = cells[c][r];
       for (const [dc, dr] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
-        if ([1, 2, 3].every((k) => at(c + k * dc, r + k * dr) === who)) return `${who}`;
+        if (line.every((k) => at(c + k * dc, r + k * dr) === who)) return `${who}`;
       }
     }
   }
-  return moves.length === COLUMNS * ROWS ? "draw" : null;
+  return moves.length === play.columns * play.rows ? "draw" : null;
 }
 
 function showPlay() {
-  draw(document.getElementById("board"), play.moves, { onColumn: playColumn });
+  draw(document.getElementById("board"), play.moves, { columns: play.columns, rows: play.rows, onColumn: playColumn });
   const ended = over(play.moves);
   const status = document.getElementById("status");
   if (ended === "draw") status.textContent = "Draw: the board is full.";
   else if (ended) status.textContent = `${ended === "1" ? "Red (first)" : "Yellow (second)"} wins.`;
   else status.textContent = `${play.moves.length % 2 === 0 ? "Red (first)" : "Yellow (second)"} to move` +
     (play.moves ? ` after ${play.moves}` : " on the empty board") + ".";
+  document.getElementById("keys").textContent = `1 to ${play.columns}`;
   address();
   showScores();
   engineMove();
 }
 
-/** The position and whether the solution shows, in the address. */
+/** The board, the position and whether the solution shows, in the address. */
 function address() {
   if (document.getElementById("play").hidden) return;
   const url = new URL(window.location);
   url.pathname = "/";
   for (const key of ["log", "game", "view"]) url.searchParams.delete(key);
-  if (play.moves) url.searchParams.set("pos", play.moves);
-  else url.searchParams.delete("pos");
-  if (document.getElementById("solution").checked) url.searchParams.set("solution", "1");
-  else url.searchParams.delete("solution");
+  const set = (key, value) => (value ? url.searchParams.set(key, value) : url.searchParams.delete(key));
+  set("rules", play.rules === STANDARD ? "" : play.rules);
+  set("pos", play.moves);
+  set("solution", document.getElementById("solution").checked ? "1" : "");
   window.history.replaceState(null, "", url);
+}
+
+/** The position's query: the board unless standard, and the moves. */
+function positionQuery(moves) {
+  const rules = play.rules === STANDARD ? "" : `rules=${play.rules}&`;
+  return `${rules}moves=${encodeURIComponent(moves)}`;
 }
 
 /** The engine chosen for the side to move, if any (its index). */
@@ -70,13 +91,13 @@ async function engineMove() {
   const engine = engineToMove();
   if (engine === null || play.thinking || over(play.moves)) return;
   play.thinking = true;
-  const asked = play.moves;
+  const [asked, rules] = [play.moves, play.rules];
   const status = document.getElementById("status");
   status.textContent += " The engine is thinking...";
   try {
-    const m = await getJson(`/api/move?engine=${engine}&moves=${encodeURIComponent(asked)}`);
+    const m = await getJson(`/api/move?engine=${engine}&${positionQuery(asked)}`);
     play.thinking = false;
-    if (asked === play.moves && engineToMove() === engine) playColumn(m.column, true);
+    if (asked === play.moves && rules === play.rules && engineToMove() === engine) playColumn(m.column, true);
   } catch (e) {
     play.thinking = false;
     status.textContent = e.message;
@@ -90,8 +111,10 @@ function playColumn(column, byEngine = false) {
   showPlay();
 }
 
-/** A column's score as shown: exact, or an estimate marked as such. */
-function scoreSpan(c) {
+/** A column's score as shown: exact, or an estimate marked as such,
+ * `more` saying whether a proof is still being sought. */
+function scoreSpan(c, more = true) {
+  const then = more ? "solving on..." : "the solver gave up after 8 s";
   const span = document.createElement("span");
   span.dataset.scoreCol = String(c.column);
   if (!c.playable) return span;
@@ -102,47 +125,66 @@ function scoreSpan(c) {
   } else if (c.outcome) {
     span.textContent = { win: "W", draw: "D", loss: "L" }[c.outcome];
     span.className = `unproven ${c.outcome}`;
-    span.title = `a ${c.outcome}, proven; its distance is not yet: solving on...`;
+    span.title = `a ${c.outcome}, proven; its distance is not yet: ${then}`;
   } else {
     span.textContent = c.estimate > 0 ? "+?" : c.estimate < 0 ? "-?" : "?";
     span.className = "unproven";
-    span.title = `not proven within a second; the search's estimate is ${c.estimate} (of -99 to 99): solving on...`;
+    span.title = `not proven yet; the search's estimate is ${c.estimate} (of -99 to 99): ${then}`;
   }
   return span;
 }
 
+/** Every column's score: a first answer at once (exact where the book or
+ * a short solve proves it, else an estimate), then the proof of each
+ * unproven column in turn, put in its estimate's place as it comes. */
 async function showScores() {
   const scores = document.getElementById("scores");
-  scores.style.setProperty("--columns", COLUMNS);
+  scores.style.setProperty("--columns", play.columns);
   scores.replaceChildren();
   address();
   if (!document.getElementById("solution").checked || over(play.moves)) return;
-  const asked = play.moves;
+  const [asked, rules] = [play.moves, play.rules];
+  const current = () => asked === play.moves && rules === play.rules && document.getElementById("solution").checked;
   scores.textContent = "solving...";
-  const query = `/api/analyze?moves=${encodeURIComponent(asked)}`;
+  const query = `/api/analyze?${positionQuery(asked)}`;
   try {
-    let a = await getJson(query);
-    if (asked !== play.moves) return;
-    scores.replaceChildren(...a.columns.map(scoreSpan));
-    // Columns not proven in a second: ask again with more time, and put
-    // the proofs in the estimates' places.
-    if (a.columns.some((c) => c.playable && !c.exact)) {
-      a = await getJson(`${query}&deep=1`);
-      if (asked !== play.moves || !document.getElementById("solution").checked) return;
-      scores.replaceChildren(...a.columns.map(scoreSpan));
+    const a = await getJson(query);
+    if (!current()) return;
+    scores.replaceChildren(...a.columns.map((c) => scoreSpan(c)));
+    for (const c of a.columns.filter((c) => c.playable && !c.exact)) {
+      const [proof] = (await getJson(`${query}&column=${c.column}&deep=1`)).columns;
+      if (!current()) return;
+      scores.children[c.column - 1].replaceWith(scoreSpan(proof, false));
     }
   } catch (e) {
-    scores.textContent = e.message;
+    if (current()) scores.textContent = e.message;
   }
+}
+
+/** The board list, with the address's board if it is another. */
+function setupBoards() {
+  const select = document.getElementById("rules");
+  const names = BOARDS.includes(play.rules) ? BOARDS : [...BOARDS, play.rules];
+  select.replaceChildren(...names.map((r) => new Option(r === STANDARD ? `${r} (standard)` : r, r)));
+  select.value = play.rules;
+  select.onchange = () => {
+    setRules(select.value);
+    play.moves = "";
+    play.redo = [];
+    showPlay();
+  };
 }
 
 function setupPlay() {
   const params = new URL(window.location).searchParams;
   const pos = params.get("pos") || params.get("moves") || "";
   document.getElementById("solution").checked = params.get("solution") === "1";
-  play.moves = /^[1-7]*$/.test(pos) ? pos : "";
-  for (let i = 0; i < play.moves.length; i++) {
-    if (!playable(play.moves.slice(0, i), Number(play.moves[i]))) { play.moves = play.moves.slice(0, i); break; }
+  setRules(params.get("rules") || STANDARD);
+  setupBoards();
+  play.moves = "";
+  for (const ch of /^[1-9]*$/.test(pos) ? pos : "") {
+    if (!playable(play.moves, Number(ch))) break;
+    play.moves += ch;
   }
   document.getElementById("new").onclick = () => { play.moves = ""; play.redo = []; showPlay(); };
   document.getElementById("undo").onclick = undo;
@@ -333,7 +375,7 @@ document.addEventListener("keydown", (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type !== "checkbox") return;
   if (!document.getElementById("live").hidden) return;
   if (!document.getElementById("play").hidden) {
-    if (/^[1-7]$/.test(e.key)) playColumn(Number(e.key));
+    if (/^[1-9]$/.test(e.key)) playColumn(Number(e.key));
     else if (e.key === "z") undo();
     else if (e.key === "y") redo();
     else if (e.key === "s") { const box = document.getElementById("solution"); box.checked = !box.checked; showScores(); }

@@ -1,6 +1,7 @@
 // The board and the verdicts' words, shared by the served page (app.js)
 // and the report file (report.js): a classic script, its functions
-// global. Columns are numbered 1 to 7 as in the command line's move strings.
+// global. Columns are numbered from 1 as in the command line's move strings;
+// the standard board unless told otherwise.
 
 const COLUMNS = 7;
 const ROWS = 6;
