@@ -146,6 +146,7 @@ mod tests {
             result: result.into(),
             reason: Reason::Line,
             detail: None,
+            test: None,
             seed: 0,
             plies: Vec::new(),
         }

@@ -40,6 +40,9 @@ pub struct GameLine {
     pub detail: Option<String>,
     /// The seed sent with `newgame`.
     pub seed: u64,
+    /// The grading test the game was played for (a grading's log only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
     /// The engines' moves after the opening: time, nodes, depth, score.
     pub plies: Vec<MoveRecord>,
 }
@@ -196,6 +199,7 @@ mod tests {
             result: "1/2-1/2".into(),
             reason: Reason::Adjudicated,
             detail: Some("é".into()),
+            test: None,
             seed: 1,
             plies: Vec::new(),
         }

@@ -204,7 +204,7 @@ impl Live {
 }
 
 /// The result string of the log, first player's result first.
-fn result_text(winner: Option<Player>) -> &'static str {
+pub(crate) fn result_text(winner: Option<Player>) -> &'static str {
     match winner {
         Some(Player::First) => "1-0",
         Some(Player::Second) => "0-1",
@@ -460,6 +460,7 @@ impl<'a> Recorder<'a> {
             reason: game.end.reason,
             detail: game.end.detail,
             seed: connect4::openings::game_seed(self.args.seed, job.game),
+            test: None,
             plies: game.plies,
         };
         if let Some(w) = &mut self.writer

@@ -241,3 +241,62 @@ fn the_minimal_engine_of_the_protocol_readme_plays_and_passes_compliance() {
             "advice: bestmove could also send 'score' (optional)",
         ));
 }
+
+#[test]
+fn a_grading_logs_its_games_and_never_replaces_another_run_s_log() {
+    let dir = scratch("grade-log");
+    let log = dir.join("graded.jsonl");
+    let grade = |log: &Path| {
+        let mut command = arena();
+        command
+            .args([
+                "grade",
+                "--engine",
+                "name=student,cmd=self,option.agent=greedy",
+            ])
+            .args(["--games", "2", "--match-games", "2", "--tactics", "1"])
+            .arg("--results")
+            .arg(dir.join("results.json"))
+            .arg("--log")
+            .arg(log);
+        command
+    };
+    grade(&log).assert().success();
+    let games = read_log(&log);
+    let numbers: Vec<u64> = games.iter().map(|g| g.game).collect();
+    assert_eq!(numbers, (1..=games.len() as u64).collect::<Vec<_>>());
+    let mut per_test = std::collections::BTreeMap::new();
+    for g in &games {
+        assert!(g.first == "student" || g.second == "student", "{g:?}");
+        assert_eq!(g.run, "grade");
+        *per_test.entry(g.test.clone().unwrap()).or_insert(0) += 1;
+    }
+    // Two games in each of the two `wins` tests and of the two `openings`
+    // tests (one colour-swapped pair).
+    assert_eq!(per_test.len(), 4, "{per_test:?}");
+    assert!(per_test.values().all(|&n| n == 2), "{per_test:?}");
+    assert_eq!(per_test["Wins as first player against random"], 2);
+    // The next grading replaces the log, not adds to it.
+    grade(&log).assert().success();
+    assert_eq!(read_log(&log).len(), games.len());
+    // A match's log is never replaced.
+    let match_log = dir.join("match.jsonl");
+    arena()
+        .args(["match", "--engine", "name=a,cmd=self,option.agent=greedy"])
+        .args([
+            "--engine",
+            "name=b,cmd=self,option.agent=greedy",
+            "--games",
+            "2",
+        ])
+        .arg("--log")
+        .arg(&match_log)
+        .assert()
+        .success();
+    let before = std::fs::read(&match_log).unwrap();
+    grade(&match_log)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("holds the games of another run"));
+    assert_eq!(std::fs::read(&match_log).unwrap(), before);
+}

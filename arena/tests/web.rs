@@ -1,13 +1,14 @@
-//! `serve` under load: requests beyond its threads and its bounded queue
-//! are answered 503 at once, not held, and the server goes on.
+//! `serve` end to end: under load, requests beyond its threads and its
+//! bounded queue are answered 503 at once, not held, and the server goes
+//! on; a grading's games are replayed with their tests' names.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{arena_path, fake};
+use common::{arena, arena_path, fake, scratch};
 
 /// The status line's code and the body of `GET path` on `port`.
 fn get(port: u16, path: &str) -> (u16, String) {
@@ -31,18 +32,11 @@ fn get(port: u16, path: &str) -> (u16, String) {
     (code, body)
 }
 
-#[test]
-fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
-    // An engine that never answers `go`: every move request holds a
-    // thread for its time (100 ms and the margin).
+/// `serve` with `args` on a free port, and its port.
+fn serve(args: &[&str]) -> (Child, u16) {
     let mut server = Command::new(arena_path())
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--engine",
-            &(fake("pong-only") + ",movetime=100"),
-        ])
+        .args(["serve", "--port", "0"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -59,6 +53,14 @@ fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
         .and_then(|p| p.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no port in {line:?}"));
+    (server, port)
+}
+
+#[test]
+fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
+    // An engine that never answers `go`: every move request holds a
+    // thread for its time (100 ms and the margin).
+    let (mut server, port) = serve(&["--engine", &(fake("pong-only") + ",movetime=100")]);
     // What comes back within 5 s: the 503s all must (the others wait
     // their turn at the one engine, 68 of them, each for its time).
     let started = Instant::now();
@@ -95,4 +97,44 @@ fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
         assert!(body.contains("busy"), "{body}");
         assert!(*took < Duration::from_secs(5), "a 503 took {took:?}");
     }
+}
+
+#[test]
+fn a_grading_s_games_are_replayed_with_their_tests() {
+    let dir = scratch("web-grade");
+    let log = dir.join("graded.jsonl");
+    arena()
+        .args([
+            "grade",
+            "--engine",
+            "name=student,cmd=self,option.agent=greedy",
+        ])
+        .args(["--games", "2"])
+        .args(["--match-games", "2", "--tactics", "1", "--results"])
+        .arg(dir.join("results.json"))
+        .arg("--log")
+        .arg(&log)
+        .assert()
+        .success();
+    let (mut server, port) = serve(&["--log", log.to_str().unwrap()]);
+    let (code, list) = get(port, "/api/games");
+    let (game_code, game) = get(port, "/api/game?log=1&game=1");
+    server.kill().ok();
+    server.wait().ok();
+    assert_eq!(code, 200, "{list}");
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    let games = list["logs"][0]["games"].as_array().unwrap();
+    assert!(!games.is_empty(), "{list}");
+    assert!(
+        games
+            .iter()
+            .all(|g| g["test"].as_str().is_some_and(|t| !t.is_empty())),
+        "{list}"
+    );
+    assert_eq!(games[0]["test"], "Wins as first player against random");
+    assert_eq!(game_code, 200, "{game}");
+    let game: serde_json::Value = serde_json::from_str(&game).unwrap();
+    let moves = game["moves"].as_array().unwrap().len();
+    assert_eq!(game["verdicts"].as_array().unwrap().len(), moves);
+    assert_eq!(game["first"], "student");
 }

@@ -16,6 +16,7 @@ use super::config::{Config, Opponent, Side, Test, Visibility};
 use super::report::TestOutcome;
 use super::terms::Terms;
 use crate::ending::Reason;
+use crate::log::GameLine;
 use crate::play::GameRecord;
 use crate::sandbox::Sandbox;
 use crate::schedule::{self, Job, Mode, OpeningSource};
@@ -105,6 +106,8 @@ pub fn may_speak_of(reader: Visibility, subject: Visibility) -> bool {
 
 /// The games of one test, against one opponent.
 pub struct Played {
+    /// The test's name.
+    test: String,
     /// Who may see the test the games belong to.
     visibility: Visibility,
     opponent: String,
@@ -121,6 +124,38 @@ pub struct Played {
 }
 
 impl Played {
+    /// The games as a game log's lines, numbered from `first_number` on in
+    /// the order they were scheduled; the student's engine is `student`.
+    pub fn lines(&self, student: &str, seed: u64, first_number: u64) -> Vec<GameLine> {
+        let name = |engine: usize| {
+            if engine == 0 {
+                student.to_string()
+            } else {
+                self.opponent.clone()
+            }
+        };
+        self.games
+            .iter()
+            .zip(first_number..)
+            .map(|((job, record), number)| GameLine {
+                run: super::game_log::RUN.to_string(),
+                game: number,
+                pair: number,
+                first: name(job.first),
+                second: name(job.second),
+                rules: Rules::STANDARD.to_string(),
+                opening: job.opening.clone(),
+                moves: record.moves.clone(),
+                result: crate::run::result_text(record.end.winner).to_string(),
+                reason: record.end.reason,
+                detail: record.end.detail.clone(),
+                seed: connect4::openings::game_seed(seed, job.game),
+                test: Some(self.test.clone()),
+                plies: record.plies.clone(),
+            })
+            .collect()
+    }
+
     /// What the student should know of voided games: nothing if none.
     fn void_note(&self) -> String {
         if self.voided.is_empty() {
@@ -366,6 +401,7 @@ impl Grader<'_> {
             )
         });
         self.played.push(Played {
+            test: test.name.clone(),
             visibility: test.visibility,
             opponent: label,
             games,

@@ -34,6 +34,7 @@
 
 pub mod autograder;
 pub mod config;
+mod game_log;
 mod games;
 mod mistakes;
 pub mod report;
@@ -81,6 +82,11 @@ pub struct Args {
     /// Where to write Gradescope's results.
     #[arg(long, default_value = "results.json")]
     pub results: PathBuf,
+    /// Where to write every game the tests counted, as a game log that
+    /// `serve --log` replays (replaced by each grading; never a match's,
+    /// tournament's or experiment's log).
+    #[arg(long)]
+    pub log: Option<PathBuf>,
     /// Games of each `wins` test (overrides the config).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: Option<u32>,
@@ -408,13 +414,17 @@ fn prepare(
     }
 }
 
-/// Runs every test of `config` on `student`.
+/// Runs every test of `config` on `student`; with `--log`, writes their
+/// games.
 fn run_tests(
     config: &Config,
     args: &Args,
     student: EngineSpec,
     reference_sandbox: Option<Sandbox>,
 ) -> Result<Vec<TestOutcome>> {
+    if let Some(path) = &args.log {
+        game_log::check(path)?;
+    }
     let margin = Duration::from_millis(config.margin_ms);
     let mut grader = Grader {
         config,
@@ -460,12 +470,21 @@ fn run_tests(
         };
         outcomes.push(outcome);
     }
-    Ok(config
+    let outcomes = config
         .tests
         .iter()
         .zip(outcomes)
         .map(|(test, o)| o.unwrap_or_else(|| grader.discipline(test, &tactic_forfeits)))
-        .collect())
+        .collect();
+    if let Some(path) = &args.log {
+        let lines = game_log::lines(&grader.played, &grader.student.name, config.grading.seed);
+        // The grade stands without its games' log.
+        match game_log::write(path, &lines) {
+            Ok(()) => eprintln!("grade: wrote {} game(s) to {}", lines.len(), path.display()),
+            Err(e) => eprintln!("grade: {e:#}"),
+        }
+    }
+    Ok(outcomes)
 }
 
 /// The results file's content from the tests' outcomes; `notes` go at the

@@ -128,6 +128,7 @@ impl Library {
                         json!({
                             "game": g.game, "first": g.first, "second": g.second,
                             "result": g.result, "reason": g.reason, "moves": g.moves.len(),
+                            "test": g.test,
                         })
                     })
                     .collect();
@@ -186,7 +187,7 @@ impl Library {
             "game": line.game, "first": line.first, "second": line.second,
             "rules": line.rules, "columns": rules.columns(), "rows": rules.rows(),
             "opening": line.opening.len(), "moves": moves, "result": line.result,
-            "reason": line.reason, "detail": line.detail,
+            "reason": line.reason, "detail": line.detail, "test": line.test,
             "verdicts": verdicts, "first_lost": first_lost,
         }))
     }

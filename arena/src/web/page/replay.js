@@ -56,7 +56,8 @@ function listGames() {
     head.textContent = log.name;
     list.append(head);
     for (const g of log.games) {
-      const text = `game ${g.game}: ${g.first} vs ${g.second}, ${g.result} (${g.reason})`;
+      const test = g.test ? ` [${g.test}]` : "";
+      const text = `game ${g.game}${test}: ${g.first} vs ${g.second}, ${g.result} (${g.reason})`;
       if (words && !text.toLowerCase().includes(words)) continue;
       if (player && g.first !== player && g.second !== player) continue;
       if (result && g.result !== result) continue;
@@ -83,7 +84,7 @@ async function openGame(log, game, item) {
     return;
   }
   const g = replay.game;
-  title.textContent = `Game ${g.game}: ${g.first} (red, first) vs ${g.second} (yellow, second): ${g.result}, ${g.reason}` +
+  title.textContent = `Game ${g.game}${g.test ? ` of test "${g.test}"` : ""}: ${g.first} (red, first) vs ${g.second} (yellow, second): ${g.result}, ${g.reason}` +
     (g.detail ? ` (${g.detail})` : "");
   listMoves();
   goTo(Infinity);
