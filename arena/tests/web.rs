@@ -119,8 +119,20 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
     let (mut server, port) = serve(&["--log", log.to_str().unwrap()]);
     let (code, list) = get(port, "/api/games");
     let (game_code, game) = get(port, "/api/game?log=1&game=1");
+    // The server judges every game in the background, and says how far.
+    let judged_all = (0..600).any(|_| {
+        let (_, list) = get(port, "/api/games");
+        let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+        let log = &list["logs"][0];
+        let done = log["judged"].as_u64() == Some(log["games"].as_array().unwrap().len() as u64);
+        if !done {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        done
+    });
     server.kill().ok();
     server.wait().ok();
+    assert!(judged_all, "the games were not all judged in a minute");
     assert_eq!(code, 200, "{list}");
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
     let games = list["logs"][0]["games"].as_array().unwrap();

@@ -76,6 +76,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         run: None,
     });
     let (server, address) = listen(args.host, args.port)?;
+    let judging = Arc::clone(&state);
+    std::thread::spawn(move || judging.library.judge_all());
     println!("serving on http://{address}/ (Ctrl-C to stop)");
     serve(&server, address.port(), &state);
     Ok(ExitCode::SUCCESS)

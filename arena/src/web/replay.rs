@@ -1,10 +1,12 @@
 //! The games of the logs given to `serve`: a list to choose from, and each
-//! game move by move with the solver's verdict on every move, computed once
-//! per game and kept. A log that is still being written (a run under way)
-//! is read again whenever its size or time changes: a logged game never
+//! game move by move with the solver's verdict on every move. `serve`
+//! judges every game of its logs once, in the background, and keeps the
+//! verdicts (the list says how far it is); a game opened before its turn
+//! is judged then. A log that is still being written (a run under way) is
+//! read again whenever its size or time changes: a logged game never
 //! changes, so the verdicts kept stay true.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -22,8 +24,11 @@ use crate::log::GameLine;
 const POSITION_CAP: Duration = Duration::from_secs(2);
 /// The solver's time for one game.
 const GAME_CAP: Duration = Duration::from_secs(20);
-/// Games whose verdicts are kept at most (then the cache starts again).
-const CACHED: usize = 2000;
+/// Games whose verdicts are kept at most (then the cache starts again);
+/// the background judges no more than these.
+const CACHED: usize = 10_000;
+/// The solver's table of a judge, in MiB.
+const JUDGE_MB: usize = 64;
 
 /// One log as last read.
 struct LogFile {
@@ -80,12 +85,7 @@ impl Library {
         }
         Ok(Library {
             logs: Mutex::new(logs),
-            judge: Mutex::new(Judge::new(
-                64,
-                Some(Book::shipped()),
-                POSITION_CAP,
-                GAME_CAP,
-            )),
+            judge: Mutex::new(new_judge()),
             cache: Mutex::new(HashMap::new()),
         })
     }
@@ -113,7 +113,101 @@ impl Library {
         Ok((file.path.clone(), Arc::clone(&file.games)))
     }
 
-    /// Every log's games, for the list.
+    /// Judges every game of every log in the background, on as many threads
+    /// as the machine has cores, each with a judge of its own (a request
+    /// for a game not judged yet does not wait for them), and keeps the
+    /// verdicts; then watches the logs for new games. Runs as long as the
+    /// server; stops judging once [`CACHED`] games are kept (the others
+    /// are judged when opened).
+    pub fn judge_all(&self) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for share in 0..threads {
+                scope.spawn(move || {
+                    give_way();
+                    let (mut judge, mut failed) = (new_judge(), HashSet::new());
+                    while let Some(judged) =
+                        self.judge_share(&mut judge, (share, threads), &mut failed, &|| {})
+                    {
+                        if judged == 0 {
+                            std::thread::sleep(Duration::from_secs(1));
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    /// Judges every game of every log once, on as many threads as the
+    /// machine has cores, calling `on_game` after each game.
+    pub fn judge_once(&self, on_game: &(dyn Fn() + Sync)) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for share in 0..threads {
+                scope.spawn(move || {
+                    let (mut judge, mut failed) = (new_judge(), HashSet::new());
+                    self.judge_share(&mut judge, (share, threads), &mut failed, on_game);
+                });
+            }
+        });
+    }
+
+    /// Judges the games not judged yet whose place among all the logs'
+    /// games is `share.0` modulo `share.1`, leaving out those that failed
+    /// before; how many it judged, or `None` once [`CACHED`] are kept.
+    fn judge_share(
+        &self,
+        judge: &mut Judge,
+        (k, n): (usize, usize),
+        failed: &mut HashSet<(usize, u64)>,
+        on_game: &(dyn Fn() + Sync),
+    ) -> Option<usize> {
+        let mut judged = 0;
+        let logs = self.logs();
+        let all = logs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, games))| games.iter().map(move |line| (i + 1, line)));
+        for (log, line) in all.skip(k).step_by(n) {
+            let key = (log, line.game);
+            if failed.contains(&key) || self.cached(key).is_some() {
+                continue;
+            }
+            if self.cache.lock().unwrap_or_else(|e| e.into_inner()).len() >= CACHED {
+                return None;
+            }
+            match judged_line(judge, line) {
+                Ok(value) => self.keep(key, value),
+                Err(_) => _ = failed.insert(key),
+            }
+            judged += 1;
+            on_game();
+        }
+        Some(judged)
+    }
+
+    /// The verdicts kept of `key` (log from 1, game).
+    fn cached(&self, key: (usize, u64)) -> Option<Value> {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.get(&key).cloned()
+    }
+
+    /// Keeps the verdicts of `key`, starting again when [`CACHED`] are.
+    fn keep(&self, key: (usize, u64), value: Value) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= CACHED {
+            cache.clear();
+        }
+        cache.insert(key, value);
+    }
+
+    /// How many games of the `log`-th log (from 1) are judged.
+    fn judged_count(&self, log: usize) -> usize {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.keys().filter(|(l, _)| *l == log).count()
+    }
+
+    /// Every log's games, for the list, and how many are judged.
     pub fn list(&self) -> Value {
         let logs: Vec<Value> = self
             .logs()
@@ -132,7 +226,10 @@ impl Library {
                         })
                     })
                     .collect();
-                json!({ "log": i + 1, "name": path.display().to_string(), "games": games })
+                json!({
+                    "log": i + 1, "name": path.display().to_string(), "games": games,
+                    "judged": self.judged_count(i + 1),
+                })
             })
             .collect();
         json!({ "logs": logs })
@@ -145,50 +242,63 @@ impl Library {
             .iter()
             .find(|g| g.game == game)
             .ok_or_else(|| format!("log {log} has no game {game}"))?;
-        if let Some(v) = self
-            .cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&(log, game))
-        {
-            return Ok(v.clone());
+        if let Some(v) = self.cached((log, game)) {
+            return Ok(v);
         }
-        let value = self.judged(line)?;
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= CACHED {
-            cache.clear();
-        }
-        cache.insert((log, game), value.clone());
+        let value = judged_line(
+            &mut self.judge.lock().unwrap_or_else(|e| e.into_inner()),
+            line,
+        )?;
+        self.keep((log, game), value.clone());
         Ok(value)
     }
+}
 
-    /// A game's line with the solver's verdict on each move.
-    fn judged(&self, line: &GameLine) -> Reply {
-        let rules: Rules = line
-            .rules
-            .parse()
-            .map_err(|e| format!("game {}: rules '{}': {e}", line.game, line.rules))?;
-        let game = Game::from_move_string(rules, &line.moves)
-            .map_err(|e| format!("game {}: {e}", line.game))?;
-        let moves = game.moves().to_vec();
-        let verdicts = self
-            .judge
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .game(rules, &moves);
-        // The opening's moves are no player's: the first lost value of
-        // each side is looked for after them.
-        let played = &verdicts[line.opening.len().min(verdicts.len())..];
-        let first_lost: Vec<Option<u32>> = [true, false]
-            .iter()
-            .map(|&first| first_lost(played, first).map(|v| v.ply))
-            .collect();
-        Ok(json!({
-            "game": line.game, "first": line.first, "second": line.second,
-            "rules": line.rules, "columns": rules.columns(), "rows": rules.rows(),
-            "opening": line.opening.len(), "moves": moves, "result": line.result,
-            "reason": line.reason, "detail": line.detail, "test": line.test,
-            "verdicts": verdicts, "first_lost": first_lost,
-        }))
+/// Lowers the calling thread's priority (nice 10), so that judging in the
+/// background gives way to the requests (a board to draw, an analysis).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn give_way() {
+    // SAFETY: plain system calls on the calling thread (on Linux the nice
+    // value is the thread's own); a failure leaves the priority as it was.
+    unsafe {
+        let thread = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 10);
     }
+}
+
+/// Elsewhere the background judges at the server's priority.
+#[cfg(not(target_os = "linux"))]
+fn give_way() {}
+
+/// A judge of replayed games: the shipped book, then the solver under the
+/// caps above.
+fn new_judge() -> Judge {
+    Judge::new(JUDGE_MB, Some(Book::shipped()), POSITION_CAP, GAME_CAP)
+}
+
+/// A game's line with `judge`'s verdict on each move.
+fn judged_line(judge: &mut Judge, line: &GameLine) -> Reply {
+    let rules: Rules = line
+        .rules
+        .parse()
+        .map_err(|e| format!("game {}: rules '{}': {e}", line.game, line.rules))?;
+    let game = Game::from_move_string(rules, &line.moves)
+        .map_err(|e| format!("game {}: {e}", line.game))?;
+    let moves = game.moves().to_vec();
+    let verdicts = judge.game(rules, &moves);
+    // The opening's moves are no player's: the first lost value of
+    // each side is looked for after them.
+    let played = &verdicts[line.opening.len().min(verdicts.len())..];
+    let first_lost: Vec<Option<u32>> = [true, false]
+        .iter()
+        .map(|&first| first_lost(played, first).map(|v| v.ply))
+        .collect();
+    Ok(json!({
+        "game": line.game, "first": line.first, "second": line.second,
+        "rules": line.rules, "columns": rules.columns(), "rows": rules.rows(),
+        "opening": line.opening.len(), "moves": moves, "result": line.result,
+        "reason": line.reason, "detail": line.detail, "test": line.test,
+        "verdicts": verdicts, "first_lost": first_lost,
+    }))
 }

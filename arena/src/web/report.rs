@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use connect4::lab::progress::Progress;
@@ -32,26 +33,34 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let library = Library::load(&args.logs)?;
     let logs = library.logs();
     let total: usize = logs.iter().map(|(_, games)| games.len()).sum();
-    let mut progress = Progress::new("report: judging every move", total as u64);
+    let progress = Mutex::new((Progress::new("report: judging every move", total as u64), 0));
+    library.judge_once(&|| {
+        let mut progress = progress.lock().unwrap_or_else(|e| e.into_inner());
+        progress.1 += 1;
+        let done = progress.1;
+        progress.0.update(done, "");
+    });
+    progress
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+        .finish();
     let mut sections = String::new();
     let mut data = Vec::new();
-    let mut done = 0u64;
     for (i, (path, games)) in logs.iter().enumerate() {
         sections.push_str(&section(path, games));
         let mut judged = Vec::new();
         let mut sorted: Vec<&GameLine> = games.iter().collect();
         sorted.sort_by_key(|g| g.game);
         for g in sorted {
+            // Kept by judge_once, unless there were too many to keep.
             judged.push(library.game(i + 1, g.game).map_err(anyhow::Error::msg)?);
-            done += 1;
-            progress.update(done, "");
         }
         data.push(json!({
             "log": i + 1, "name": path.display().to_string(),
             "games": judged,
         }));
     }
-    progress.finish();
     let page = page(&sections, &json!({ "logs": data }));
     connect4::atomic_file::write(&args.html, &page)
         .with_context(|| format!("writing {}", args.html.display()))?;

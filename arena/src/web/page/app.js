@@ -56,6 +56,8 @@ function showPlay() {
   else status.textContent = `${play.moves.length % 2 === 0 ? "Red (first)" : "Yellow (second)"} to move` +
     (play.moves ? ` after ${play.moves}` : " on the empty board") + ".";
   document.getElementById("keys").textContent = `1 to ${play.columns}`;
+  // When the first board was drawn, for scripts/bench-web.py.
+  if (!performance.getEntriesByName("board-drawn").length) performance.mark("board-drawn");
   address();
   showScores();
   engineMove();
@@ -215,8 +217,24 @@ function redo() {
 
 // ---- Replay -------------------------------------------------------------
 
+/** The server judges every game of the logs once, in the background:
+ * how far it is, until it is done (or stops: a game not judged then is
+ * judged when it is opened). */
+async function showJudging(logs, still = 0) {
+  const status = document.getElementById("judging");
+  const total = logs.reduce((n, l) => n + l.games.length, 0);
+  const judged = logs.reduce((n, l) => n + Math.min(l.judged, l.games.length), 0);
+  status.textContent = judged >= total ? "" : `the solver has judged ${judged} of ${total} games' moves...`;
+  if (judged >= total || still > 10) return;
+  await new Promise((done) => setTimeout(done, 1000));
+  const next = (await getJson("/api/games")).logs;
+  const moved = next.reduce((n, l) => n + l.judged, 0) > logs.reduce((n, l) => n + l.judged, 0);
+  showJudging(next, moved ? 0 : still + 1);
+}
+
 async function setupReplay() {
   const { logs } = await getJson("/api/games");
+  showJudging(logs).catch(() => {});
   Replay.setup(logs, (log, game) => getJson(`/api/game?log=${log}&game=${game}`), (log, game) => {
     const url = new URL(window.location);
     url.pathname = "/replay";
