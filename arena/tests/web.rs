@@ -1,6 +1,7 @@
 //! `serve` end to end: under load, requests beyond its threads and its
 //! bounded queue are answered 503 at once, not held, and the server goes
-//! on; a grading's games are replayed with their tests' names.
+//! on; a grading's games are replayed with their tests' names; Ctrl-C or
+//! SIGTERM ends the server and every engine it started.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -8,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{arena, arena_path, fake, scratch};
+use common::{arena, arena_path, children_of, fake, scratch};
 
 /// The status line's code and the body of `GET path` on `port`.
 fn get(port: u16, path: &str) -> (u16, String) {
@@ -149,4 +150,43 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
     let moves = game["moves"].as_array().unwrap().len();
     assert_eq!(game["verdicts"].as_array().unwrap().len(), moves);
     assert_eq!(game["first"], "student");
+}
+
+#[test]
+fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let (mut server, port) = serve(&["--engine", "name=greedy,cmd=self,option.agent=greedy"]);
+        let (code, body) = get(port, "/api/move?engine=1&moves=4");
+        assert_eq!(code, 200, "{body}");
+        let engines = children_of(server.id());
+        assert_eq!(engines.len(), 1, "the engine runs: {engines:?}");
+        // SAFETY: a signal to the server this test started.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::kill(server.id() as libc::pid_t, signal);
+        }
+        let started = Instant::now();
+        while server.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let ended = server.try_wait().unwrap().is_some();
+        server.kill().ok();
+        server.wait().ok();
+        assert!(ended, "signal {signal}: the server went on");
+        let gone = |pid: &u32| {
+            // Gone, or a zombie waiting for init to reap it.
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                stat.rsplit_once(')')
+                    .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+        };
+        let started = Instant::now();
+        while !engines.iter().all(gone) && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            engines.iter().all(gone),
+            "signal {signal}: an engine outlived the server"
+        );
+    }
 }
