@@ -315,3 +315,39 @@ def test_a_report_file_replays_every_game_and_fetches_nothing(browser, tmp_path)
     assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
     assert dialogs == []
     page.close()
+
+
+def test_hostile_names_show_as_text_on_the_served_page(browser, tmp_path):
+    hostile = "<img src=x onerror=alert(1)>"
+    log = tmp_path / "h.jsonl"
+    played = subprocess.run(
+        [arena_binary(), "match", "--engine", f"name={hostile},cmd=self,option.agent=random",
+         "--engine", "name=greedy,cmd=self,option.agent=greedy", "--games", "2",
+         "--log", str(log)], capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0, played.stderr
+    proc = subprocess.Popen([arena_binary(), "serve", "--port", "0", "--log", str(log),
+                             "--engine", f"name={hostile},cmd=self,option.agent=greedy"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = browser.new_page()
+        fetched, dialogs = [], []
+        page.on("request", lambda r: fetched.append(r.url))
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(url)
+        sync_api.expect(page.locator("#seat-1 option")).to_have_count(2)
+        assert page.locator("#seat-1 option").nth(1).inner_text() == hostile
+        page.goto(url + "replay?log=1&game=1")
+        sync_api.expect(page.locator("#moves li[data-verdict]").first).to_be_visible()
+        assert hostile in page.inner_text("#games")
+        assert hostile in page.inner_text("#game-title")
+        page.goto(url + "live")
+        sync_api.expect(page.locator("#standings td:first-child")).to_have_count(2)
+        assert hostile in page.locator("#standings td:first-child").all_inner_texts()
+        assert page.locator("img").count() == 0
+        assert dialogs == []
+        assert not [u for u in fetched if u.endswith("/x")], fetched
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()
