@@ -142,6 +142,10 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
     moves = next(g["moves"] for g in games if g["game"] == 1)
     page = browser.new_page()
     page.goto(url + "replay")
+    # The log's first game (by number) shows until another is chosen.
+    first = min(games, key=lambda g: g["game"])
+    sync_api.expect(page.locator("#moves li")).to_have_count(len(first["moves"]))
+    assert page.url.endswith(f"/replay?log=1&game={first['game']}"), page.url
     page.locator("#games li[data-game='1']").click()
     page.wait_for_selector("#moves li")
     assert page.url.endswith("/replay?log=1&game=1"), page.url

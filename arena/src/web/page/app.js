@@ -236,6 +236,8 @@ async function setupReplay() {
   const { logs } = await getJson("/api/games");
   showJudging(logs).catch(() => {});
   Replay.setup(logs, (log, game) => getJson(`/api/game?log=${log}&game=${game}`), (log, game) => {
+    // The address follows the game shown, when the replay is the view.
+    if (document.getElementById("replay").hidden) return;
     const url = new URL(window.location);
     url.pathname = "/replay";
     url.search = `?log=${log}&game=${game}`;
@@ -244,6 +246,10 @@ async function setupReplay() {
   const params = new URL(window.location).searchParams;
   if (window.location.pathname === "/replay" && params.has("log") && params.has("game")) {
     await Replay.open(params.get("log"), params.get("game"));
+  } else {
+    // The first game shows until another is chosen.
+    const first = logs.find((log) => log.games.length);
+    if (first) await Replay.open(first.log, first.games[0].game);
   }
 }
 
@@ -385,6 +391,7 @@ function show(view) {
     document.getElementById(`tab-${name}`).setAttribute("aria-pressed", String(name === view));
   }
   if (view === "play") address();
+  else if (view === "replay" && replay.at) replay.opened(replay.at.log, replay.at.game);
   else if (window.location.pathname !== `/${view}`) window.history.replaceState(null, "", `/${view}`);
   if (view === "live") setupLive().catch((e) => { document.getElementById("live-status").textContent = e.message; });
 }

@@ -5,7 +5,7 @@
 // promise), `opened(log, game)` hears which game is open. A classic
 // script; it needs board.js.
 
-const replay = { game: null, ply: 0, list: [], load: null, opened: null };
+const replay = { game: null, at: null, ply: 0, list: [], load: null, opened: null };
 
 const Replay = {
   setup(logs, load, opened = () => {}) {
@@ -74,6 +74,7 @@ function listGames() {
 async function openGame(log, game, item) {
   document.querySelectorAll("#games li.chosen").forEach((li) => li.classList.remove("chosen"));
   if (item) item.classList.add("chosen");
+  replay.at = { log, game };
   replay.opened(log, game);
   const title = document.getElementById("game-title");
   title.textContent = "judging every move...";
