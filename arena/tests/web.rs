@@ -76,6 +76,9 @@ fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
             })
         })
         .collect();
+    // The page itself is served while every thread is taken.
+    std::thread::sleep(Duration::from_millis(200));
+    let (page, _) = get(port, "/");
     let mut busy = Vec::new();
     while let Ok(answer) =
         answers.recv_timeout(Duration::from_secs(5).saturating_sub(started.elapsed()))
@@ -94,6 +97,7 @@ fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
         "{} of 120 were turned away within 5 s",
         busy.len()
     );
+    assert_eq!(page, 200, "the page while the engine is flooded");
     for (_, body, took) in &busy {
         assert!(body.contains("busy"), "{body}");
         assert!(*took < Duration::from_secs(5), "a 503 took {took:?}");

@@ -12,25 +12,9 @@
 
 use std::net::IpAddr;
 
-/// Whether `request` may be answered by the server on `port`; why not.
-pub fn check(request: &tiny_http::Request, port: u16) -> Result<(), String> {
-    let header = |name: &'static str| {
-        request
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv(name))
-            .map(|h| h.value.as_str().to_string())
-    };
-    allowed(
-        header("Host").as_deref(),
-        header("Origin").as_deref(),
-        header("Sec-Fetch-Site").as_deref(),
-        port,
-    )
-}
-
-/// The rules above, on the headers' values.
-fn allowed(
+/// Whether a request with these headers' values may be answered by the
+/// server on `port`; why not.
+pub fn allowed(
     host: Option<&str>,
     origin: Option<&str>,
     fetch_site: Option<&str>,

@@ -23,8 +23,14 @@ mod standings;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::mpsc::{self, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Response, Uri};
+use axum::serve::ListenerExt;
+use tokio::sync::Semaphore;
 
 use anyhow::{Context, Result};
 use connect4::{Rules, RulesError};
@@ -67,6 +73,8 @@ struct State {
 const WORKERS: usize = 4;
 /// Requests waiting for a thread, at most; more are answered 503 at once.
 const QUEUE: usize = 64;
+/// The content type of the API's answers.
+const JSON: &str = "application/json";
 
 /// Serves until killed.
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -75,11 +83,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         players: Players::new(&args.engine),
         run: None,
     });
-    let (server, address) = listen(args.host, args.port)?;
+    let (listener, address) = listen(args.host, args.port)?;
     let judging = Arc::clone(&state);
     std::thread::spawn(move || judging.library.judge_all());
     println!("serving on http://{address}/ (Ctrl-C to stop)");
-    serve(&server, address.port(), &state);
+    serve(listener, address.port(), state)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -92,82 +100,148 @@ pub fn follow(port: u16, log: &std::path::Path, run: RunInfo) -> Result<String> 
         players: Players::new(&[]),
         run: Some(run),
     });
-    let (server, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
-    std::thread::spawn(move || serve(&server, address.port(), &state));
+    let (listener, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
+    std::thread::spawn(move || {
+        if let Err(e) = serve(listener, address.port(), state) {
+            eprintln!("connect4-arena: the page of the run stopped: {e:#}");
+        }
+    });
     Ok(format!("http://{address}/live"))
 }
 
-/// A server on `host:port` (0: a free port) and the address it got.
-fn listen(host: IpAddr, port: u16) -> Result<(tiny_http::Server, SocketAddr)> {
+/// A socket listening on `host:port` (0: a free port) and its address.
+fn listen(host: IpAddr, port: u16) -> Result<(TcpListener, SocketAddr)> {
     let at = SocketAddr::new(host, port);
     let listener = TcpListener::bind(at).with_context(|| format!("listening on {at}"))?;
-    send_at_once(&listener).with_context(|| format!("setting TCP_NODELAY on {at}"))?;
     let address = listener.local_addr().context("the server's address")?;
-    let server = tiny_http::Server::from_listener(listener, None)
-        .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("serving on {at}"))?;
-    Ok((server, address))
+    Ok((listener, address))
 }
 
-/// Turns Nagle's algorithm off on `listener`, whose connections inherit
-/// it: tiny_http writes an answer's head and body apart, and with Nagle on
-/// the body waited for the client's delayed acknowledgement of the head
-/// (40 ms on Linux), which was most of the time of a short answer.
-#[cfg(unix)]
-#[allow(unsafe_code)]
-fn send_at_once(listener: &TcpListener) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let on: libc::c_int = 1;
-    // SAFETY: a valid socket descriptor, and the option's value is a
-    // c_int that lives across the call, with its size.
-    let done = unsafe {
-        libc::setsockopt(
-            listener.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_NODELAY,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if done == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
+/// The bound on the work in hand: [`WORKERS`] requests answered at once,
+/// [`QUEUE`] more waiting at most.
+struct Gate {
+    permits: Arc<Semaphore>,
+    /// Requests answered or waiting.
+    taken: Arc<AtomicUsize>,
+}
+
+/// A place taken at the [`Gate`], given back when dropped.
+struct Place(Arc<AtomicUsize>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// Elsewhere answers keep Nagle's algorithm.
-#[cfg(not(unix))]
-fn send_at_once(_: &TcpListener) -> std::io::Result<()> {
+/// Answers the requests on `listener` until the process ends: on an
+/// asynchronous HTTP stack (axum on tokio: a connection costs a task, not
+/// a thread), each request checked by the guard, then answered on one of
+/// [`WORKERS`] threads with at most [`QUEUE`] waiting (503 beyond).
+/// Nagle's algorithm is off on every connection: an answer's head and
+/// body go apart, and the body would wait for the client's delayed
+/// acknowledgement of the head (40 ms on Linux).
+fn serve(listener: TcpListener, port: u16, state: Arc<State>) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(WORKERS)
+        // The answering threads keep their solvers: they are not let go.
+        .thread_keep_alive(Duration::from_secs(24 * 3600))
+        .enable_io()
+        .enable_time()
+        .build()
+        .context("starting the server's runtime")?;
+    let gate = Arc::new(Gate {
+        permits: Arc::new(Semaphore::new(WORKERS)),
+        taken: Arc::new(AtomicUsize::new(0)),
+    });
+    runtime.block_on(async move {
+        warm_up().await;
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?.tap_io(|tcp| {
+            tcp.set_nodelay(true).ok();
+        });
+        let app = axum::Router::new().fallback(move |method, uri, headers| {
+            handle(
+                Arc::clone(&state),
+                Arc::clone(&gate),
+                port,
+                method,
+                uri,
+                headers,
+            )
+        });
+        axum::serve(listener, app).await
+    })?;
     Ok(())
 }
 
-/// Answers `server`'s requests on [`WORKERS`] threads, at most [`QUEUE`]
-/// waiting; those that come from elsewhere than the page of `port` are
-/// refused before they wait.
-fn serve(server: &tiny_http::Server, port: u16, state: &Arc<State>) {
-    let (queue, waiting) = mpsc::sync_channel::<tiny_http::Request>(QUEUE);
-    let waiting = Arc::new(Mutex::new(waiting));
-    for _ in 0..WORKERS {
-        let (waiting, state) = (Arc::clone(&waiting), Arc::clone(state));
-        std::thread::spawn(move || {
-            analysis::warm_up();
-            loop {
-                let next = waiting.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                let Ok(request) = next else { return };
-                answer(request, &state);
-            }
-        });
+/// Makes the solvers of the [`WORKERS`] answering threads before the first
+/// request: each thread's first analysis would otherwise pay for them.
+async fn warm_up() {
+    let ready = Arc::new(std::sync::Barrier::new(WORKERS));
+    let threads: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let ready = Arc::clone(&ready);
+            tokio::task::spawn_blocking(move || {
+                analysis::warm_up();
+                // Every thread holds one of these tasks at once.
+                ready.wait();
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.await.ok();
     }
-    for request in server.incoming_requests() {
-        if let Err(why) = guard::check(&request, port) {
-            respond(request, 403, "application/json", error(&why));
-            continue;
-        }
-        if let Err(TrySendError::Full(request)) = queue.try_send(request) {
-            let why = format!("busy: {QUEUE} requests are waiting; try again in a moment");
-            respond(request, 503, "application/json", error(&why));
-        }
+}
+
+/// One request: refused unless it comes from the page of `port` (403);
+/// the page's files at once; the rest turned away when [`QUEUE`] requests
+/// wait already (503), else answered on an answering thread.
+async fn handle(
+    state: Arc<State>,
+    gate: Arc<Gate>,
+    port: u16,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response<Body> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let allowed = guard::allowed(
+        header("host"),
+        header("origin"),
+        header("sec-fetch-site"),
+        port,
+    );
+    if let Err(why) = allowed {
+        return respond(403, JSON, error(&why));
+    }
+    // The page's own files cost nothing: they never wait behind the work.
+    if method == Method::GET
+        && let Some((_, kind, body)) = PAGE.iter().find(|(p, _, _)| *p == uri.path())
+    {
+        return respond(200, kind, (*body).to_string());
+    }
+    if gate.taken.fetch_add(1, Ordering::AcqRel) >= WORKERS + QUEUE {
+        gate.taken.fetch_sub(1, Ordering::AcqRel);
+        let why = format!("busy: {QUEUE} requests are waiting; try again in a moment");
+        return respond(503, JSON, error(&why));
+    }
+    let place = Place(Arc::clone(&gate.taken));
+    let Ok(permit) = Arc::clone(&gate.permits).acquire_owned().await else {
+        return respond(503, JSON, error("the server is stopping"));
+    };
+    let url = uri.to_string();
+    // The place and the permit go with the work: a client that leaves
+    // does not free them before the work is done.
+    let work = tokio::task::spawn_blocking(move || {
+        let answer = route(&method, &url, &state);
+        drop((permit, place));
+        answer
+    });
+    match work.await {
+        Ok((status, kind, body)) => respond(status, kind, body),
+        Err(_) => respond(500, JSON, error("the answer failed; see the server's log")),
     }
 }
 
@@ -211,33 +285,24 @@ const PAGE: [(&str, &str, &str); 7] = [
     ),
 ];
 
-/// Answers one request.
-fn answer(request: tiny_http::Request, state: &State) {
-    let (status, content_type, body) = route(request.method(), request.url(), state);
-    respond(request, status, content_type, body);
-}
-
-/// Sends `body` with the page's safety headers.
-fn respond(request: tiny_http::Request, status: u16, content_type: &str, body: String) {
-    let header = |name: &str, value: &str| {
-        tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
-    };
-    let response = tiny_http::Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", content_type))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        .with_header(header(
+/// `body` with the page's safety headers.
+fn respond(status: u16, content_type: &str, body: String) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("Content-Type", content_type)
+        .header("X-Content-Type-Options", "nosniff")
+        .header(
             "Content-Security-Policy",
             "default-src 'self'; object-src 'none'; frame-ancestors 'none'",
-        ))
-        .with_header(header("Cache-Control", "no-store"));
-    request.respond(response).ok();
+        )
+        .header("Cache-Control", "no-store")
+        .body(Body::from(body))
+        .unwrap_or_else(|_| Response::new(Body::from("bad header")))
 }
 
 /// Status, content type and body for a request.
-fn route(method: &tiny_http::Method, url: &str, state: &State) -> (u16, &'static str, String) {
-    const JSON: &str = "application/json";
-    if *method != tiny_http::Method::Get {
+fn route(method: &Method, url: &str, state: &State) -> (u16, &'static str, String) {
+    if *method != Method::GET {
         return (405, JSON, error("only GET is answered"));
     }
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
@@ -380,32 +445,20 @@ mod tests {
             players: Players::new(&[]),
             run: None,
         };
-        let (status, _, body) = route(&tiny_http::Method::Post, "/", &state);
+        let (status, _, body) = route(&Method::POST, "/", &state);
         assert_eq!(status, 405, "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/../etc/passwd", &state);
+        let (status, _, body) = route(&Method::GET, "/../etc/passwd", &state);
         assert_eq!(status, 404, "{body}");
-        let (status, _, body) = route(
-            &tiny_http::Method::Get,
-            "/api/move?engine=1&moves=4",
-            &state,
-        );
+        let (status, _, body) = route(&Method::GET, "/api/move?engine=1&moves=4", &state);
         assert_eq!(status, 400);
         assert!(body.contains("0 engine(s) were given"), "{body}");
-        let (status, _, body) = route(&tiny_http::Method::Get, "/api/analyze?moves=48", &state);
+        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=48", &state);
         assert_eq!(status, 400);
         assert!(body.contains("'8'"), "{body}");
-        let (status, _, body) = route(
-            &tiny_http::Method::Get,
-            "/api/analyze?moves=4&rules=12x6x4",
-            &state,
-        );
+        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=4&rules=12x6x4", &state);
         assert_eq!(status, 400);
         assert!(body.contains("columns = 12"), "{body}");
-        let (status, _, body) = route(
-            &tiny_http::Method::Get,
-            "/api/analyze?moves=4&column=x",
-            &state,
-        );
+        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=4&column=x", &state);
         assert_eq!(status, 400);
         assert!(body.contains("column = 'x'"), "{body}");
     }
