@@ -7,7 +7,8 @@
 //! - `order`: move ordering;
 //! - `limits`: [`Limits`] and the [`Budget`] polled during a search;
 //! - [`verdict`]: the solver's verdict on every move of a game, for the
-//!   grader's feedback and the web page's replay.
+//!   grader's feedback and the web page's replay;
+//! - [`priority`]: helper threads give way to the work a user waits for.
 
 pub(crate) mod bounds_table;
 pub(crate) mod depth_table;
@@ -15,6 +16,7 @@ pub(crate) mod heuristic;
 pub(crate) mod iterative;
 pub(crate) mod limits;
 pub(crate) mod order;
+pub mod priority;
 pub(crate) mod solver;
 pub mod verdict;
 

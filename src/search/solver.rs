@@ -257,6 +257,9 @@ impl Solver {
             for (i, mut helper) in helpers.into_iter().enumerate() {
                 let (p, index) = (*p, i + 1);
                 scope.spawn(move || {
+                    // When another program holds a core, the helper must
+                    // not take this thread's.
+                    super::priority::give_way();
                     let proves_outcome = index == 1 && !weak;
                     if proves_outcome && helper.solve_alone(&p, true).is_none() {
                         return;

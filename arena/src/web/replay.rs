@@ -124,7 +124,8 @@ impl Library {
         std::thread::scope(|scope| {
             for share in 0..threads {
                 scope.spawn(move || {
-                    give_way();
+                    // Background work gives way to the requests.
+                    connect4::search::priority::give_way();
                     let (mut judge, mut failed) = (new_judge(), HashSet::new());
                     while let Some(judged) =
                         self.judge_share(&mut judge, (share, threads), &mut failed, &|| {})
@@ -253,23 +254,6 @@ impl Library {
         Ok(value)
     }
 }
-
-/// Lowers the calling thread's priority (nice 10), so that judging in the
-/// background gives way to the requests (a board to draw, an analysis).
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-fn give_way() {
-    // SAFETY: plain system calls on the calling thread (on Linux the nice
-    // value is the thread's own); a failure leaves the priority as it was.
-    unsafe {
-        let thread = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 10);
-    }
-}
-
-/// Elsewhere the background judges at the server's priority.
-#[cfg(not(target_os = "linux"))]
-fn give_way() {}
 
 /// A judge of replayed games: the shipped book, then the solver under the
 /// caps above.
