@@ -4,8 +4,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::governor::Governor;
-
 /// What may end a search early. A limit is on when it is `Some`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -73,8 +71,6 @@ impl Limits {
 
 /// Nodes between two looks at the clock and the stop flag.
 const POLL_INTERVAL: u64 = 1 << 10;
-/// How long a paused helper sleeps before it looks at its flags again.
-const PAUSE_NAP: Duration = Duration::from_millis(1);
 
 /// The running budget of one search: counts nodes and decides when to abort.
 ///
@@ -87,10 +83,6 @@ pub struct Budget {
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
     aborted: bool,
-    /// A helper's pause flag: while it is up, the helper waits.
-    pause: Option<Arc<AtomicBool>>,
-    /// The main thread's judge of its helpers, while they work.
-    governor: Option<Box<Governor>>,
 }
 
 impl Budget {
@@ -102,24 +94,7 @@ impl Budget {
             deadline: None,
             stop: None,
             aborted: false,
-            pause: None,
-            governor: None,
         }
-    }
-
-    /// A helper thread's budget: unlimited, until `stop`; it waits while
-    /// `pause` is up.
-    pub(crate) fn helping(stop: Arc<AtomicBool>, pause: Arc<AtomicBool>) -> Budget {
-        Budget {
-            stop: Some(stop),
-            pause: Some(pause),
-            ..Budget::unlimited()
-        }
-    }
-
-    /// Has `governor` (or no one) judge the helpers at every poll.
-    pub(crate) fn govern(&mut self, governor: Option<Governor>) {
-        self.governor = governor.map(Box::new);
     }
 
     /// A budget from limits, a start time and an optional stop flag.
@@ -130,8 +105,6 @@ impl Budget {
             deadline: limits.time.map(|t| start + t),
             stop,
             aborted: false,
-            pause: None,
-            governor: None,
         }
     }
 
@@ -149,20 +122,10 @@ impl Budget {
 
     #[cold]
     fn poll(&mut self) {
-        let stopped = || {
-            self.stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-        };
-        if let Some(pause) = &self.pause {
-            while pause.load(Ordering::Relaxed) && !stopped() {
-                std::thread::sleep(PAUSE_NAP);
-            }
-        }
-        let stopped = stopped();
-        if let Some(governor) = &mut self.governor {
-            governor.observe(self.nodes, Instant::now());
-        }
+        let stopped = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
         let late = self.deadline.is_some_and(|d| Instant::now() >= d);
         self.aborted |= stopped || late;
     }

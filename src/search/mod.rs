@@ -8,13 +8,10 @@
 //! - `limits`: [`Limits`] and the [`Budget`] polled during a search;
 //! - [`verdict`]: the solver's verdict on every move of a game, for the
 //!   grader's feedback and the web page's replay;
-//! - [`priority`]: helper threads give way to the work a user waits for;
-//!   `governor`: the main thread stops helpers that slow it more than they
-//!   help.
+//! - [`priority`]: helper threads give way to the work a user waits for.
 
 pub(crate) mod bounds_table;
 pub(crate) mod depth_table;
-pub(crate) mod governor;
 pub(crate) mod heuristic;
 pub(crate) mod iterative;
 pub(crate) mod limits;

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::book::{Book, BookMove, LayerMove};
 use crate::score::Outcome;
 use crate::search::bounds_table::TranspositionTable;
-use crate::search::governor::Governor;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, centre_first, first_in_order};
 
@@ -219,9 +218,7 @@ impl Solver {
     /// machine, no book, the empty board: 33 s on two threads, 55 s on
     /// one; helpers that only proved the children had been slower than one
     /// thread alone (61 s against 57 s, measured one after the other).
-    /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone, and
-    /// stop when they cost this thread more than they can save it (see
-    /// `governor`).
+    /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone.
     fn with_helpers<T>(
         &mut self,
         p: &Position,
@@ -243,15 +240,12 @@ impl Solver {
         if !self.budget.lift_cap(limit) {
             return alone;
         }
-        let (stop, pause) = (
-            Arc::new(AtomicBool::new(false)),
-            Arc::new(AtomicBool::new(false)),
-        );
+        let stop = Arc::new(AtomicBool::new(false));
         let helpers: Vec<Solver> = (1..self.threads)
             .map(|_| Solver {
                 tt: Arc::clone(&self.tt),
                 threads: 1,
-                budget: Budget::helping(Arc::clone(&stop), Arc::clone(&pause)),
+                budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(&stop))),
                 order: self.order.clone(),
                 rules: self.rules,
                 book: self.book.clone(),
@@ -273,10 +267,7 @@ impl Solver {
                     helper.prove_children(&p, weak, index);
                 });
             }
-            let governor = Governor::new(Arc::clone(&stop), pause, self.budget.nodes());
-            self.budget.govern(Some(governor));
             let result = search(self);
-            self.budget.govern(None);
             stop.store(true, Ordering::Relaxed);
             result
         })
