@@ -265,16 +265,20 @@ impl Results {
         out
     }
 
-    /// The per-engine table.
-    fn engine_table(&self) -> String {
-        let mut out = String::new();
-        let width = self
-            .engines
+    /// The width of the engines' column: the longest name, at least 6.
+    fn name_width(&self) -> usize {
+        self.engines
             .iter()
             .map(|e| e.name.len())
             .max()
             .unwrap_or(6)
-            .max(6);
+            .max(6)
+    }
+
+    /// The per-engine table.
+    fn engine_table(&self) -> String {
+        let mut out = String::new();
+        let width = self.name_width();
         let _ = writeln!(out);
         let _ = writeln!(
             out,
@@ -332,13 +336,7 @@ impl Results {
         let mut order: Vec<usize> = (0..self.engines.len()).collect();
         let score = |i: usize| self.engines[i].points / f64::from(self.engines[i].games.max(1));
         order.sort_by(|&x, &y| score(y).total_cmp(&score(x)));
-        let width = self
-            .engines
-            .iter()
-            .map(|e| e.name.len())
-            .max()
-            .unwrap_or(6)
-            .max(6);
+        let width = self.name_width();
         let cells = self.crosstable_cells();
         let mut out = String::new();
         let _ = write!(
