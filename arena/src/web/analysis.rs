@@ -77,8 +77,7 @@ pub fn analyze(q: &Question) -> Reply {
     } else {
         2
     };
-    let head = json!({ "moves": moves, "rules": q.rules.to_string(), "to_move": to_move });
-    let mut reply = head;
+    let mut reply = json!({ "moves": moves, "rules": q.rules.to_string(), "to_move": to_move });
     if p.is_over() {
         reply["over"] = json!(true);
         reply["columns"] = json!([]);

@@ -300,7 +300,8 @@ fn respond(status: u16, content_type: &str, body: String) -> Response<Body> {
         .unwrap_or_else(|_| Response::new(Body::from("bad header")))
 }
 
-/// Status, content type and body for a request.
+/// Status, content type and body for a request that is not for one of
+/// the page's files (`handle` answers those).
 fn route(method: &Method, url: &str, state: &State) -> (u16, &'static str, String) {
     if *method != Method::GET {
         return (405, JSON, error("only GET is answered"));
@@ -308,9 +309,6 @@ fn route(method: &Method, url: &str, state: &State) -> (u16, &'static str, Strin
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     if path == "/favicon.ico" {
         return (204, "image/x-icon", String::new());
-    }
-    if let Some((_, kind, body)) = PAGE.iter().find(|(p, _, _)| *p == path) {
-        return (200, kind, (*body).to_string());
     }
     let reply = match path {
         "/api/analyze" => question(query).and_then(|q| analysis::analyze(&q)),
