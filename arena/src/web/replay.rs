@@ -24,6 +24,10 @@ use crate::log::GameLine;
 const POSITION_CAP: Duration = Duration::from_secs(2);
 /// The solver's time for one game.
 const GAME_CAP: Duration = Duration::from_secs(20);
+/// The games (log from 1, game) a judging thread could not judge: a line
+/// whose rules or moves are not a game.
+type Failed = HashSet<(usize, u64)>;
+
 /// Games whose verdicts are kept at most (then the cache starts again);
 /// the background judges no more than these.
 const CACHED: usize = 10_000;
@@ -120,21 +124,13 @@ impl Library {
     /// server; stops judging once [`CACHED`] games are kept (the others
     /// are judged when opened).
     pub fn judge_all(&self) {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        std::thread::scope(|scope| {
-            for share in 0..threads {
-                scope.spawn(move || {
-                    // Background work gives way to the requests.
-                    connect4::search::priority::give_way();
-                    let (mut judge, mut failed) = (new_judge(), HashSet::new());
-                    while let Some(judged) =
-                        self.judge_share(&mut judge, (share, threads), &mut failed, &|| {})
-                    {
-                        if judged == 0 {
-                            std::thread::sleep(Duration::from_secs(1));
-                        }
-                    }
-                });
+        self.on_every_core(|share, judge, failed| {
+            // Background work gives way to the requests.
+            connect4::search::priority::give_way();
+            while let Some(judged) = self.judge_share(judge, share, failed, &|| {}) {
+                if judged == 0 {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
             }
         });
     }
@@ -142,12 +138,22 @@ impl Library {
     /// Judges every game of every log once, on as many threads as the
     /// machine has cores, calling `on_game` after each game.
     pub fn judge_once(&self, on_game: &(dyn Fn() + Sync)) {
+        self.on_every_core(|share, judge, failed| {
+            self.judge_share(judge, share, failed, on_game);
+        });
+    }
+
+    /// Runs `work` on as many threads as the machine has cores, each given
+    /// its share (its index, the number of threads), a judge and a set of
+    /// the games that could not be judged; returns when all are done.
+    fn on_every_core(&self, work: impl Fn((usize, usize), &mut Judge, &mut Failed) + Sync) {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         std::thread::scope(|scope| {
-            for share in 0..threads {
+            for index in 0..threads {
+                let work = &work;
                 scope.spawn(move || {
                     let (mut judge, mut failed) = (new_judge(), HashSet::new());
-                    self.judge_share(&mut judge, (share, threads), &mut failed, on_game);
+                    work((index, threads), &mut judge, &mut failed);
                 });
             }
         });
@@ -160,7 +166,7 @@ impl Library {
         &self,
         judge: &mut Judge,
         (k, n): (usize, usize),
-        failed: &mut HashSet<(usize, u64)>,
+        failed: &mut Failed,
         on_game: &(dyn Fn() + Sync),
     ) -> Option<usize> {
         let mut judged = 0;
@@ -171,7 +177,7 @@ impl Library {
             .flat_map(|(i, (_, games))| games.iter().map(move |line| (i + 1, line)));
         for (log, line) in all.skip(k).step_by(n) {
             let key = (log, line.game);
-            if failed.contains(&key) || self.cached(key).is_some() {
+            if failed.contains(&key) || self.is_cached(key) {
                 continue;
             }
             if self.cache.lock().unwrap_or_else(|e| e.into_inner()).len() >= CACHED {
@@ -185,6 +191,12 @@ impl Library {
             on_game();
         }
         Some(judged)
+    }
+
+    /// Whether the verdicts of `key` (log from 1, game) are kept.
+    fn is_cached(&self, key: (usize, u64)) -> bool {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.contains_key(&key)
     }
 
     /// The verdicts kept of `key` (log from 1, game).
