@@ -6,10 +6,12 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use connect4::{Player, Rules};
 use serde::{Deserialize, Serialize};
 
 use crate::ending::Reason;
-use crate::play::MoveRecord;
+use crate::play::{GameRecord, MoveRecord};
+use crate::schedule::Job;
 
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,6 +50,36 @@ pub struct GameLine {
 }
 
 impl GameLine {
+    /// The line of `game`, played as the schedule's `job` by `names`
+    /// (first, second) on `rules` in the run `run`, whose seed `seed` gave
+    /// the game its `newgame` seed; numbered as the job is, in no grading
+    /// test.
+    pub fn of_game(
+        run: String,
+        job: &Job,
+        (first, second): (String, String),
+        rules: Rules,
+        game: GameRecord,
+        seed: u64,
+    ) -> GameLine {
+        GameLine {
+            run,
+            game: job.game,
+            pair: job.pair,
+            first,
+            second,
+            rules: rules.to_string(),
+            opening: job.opening.clone(),
+            moves: game.moves,
+            result: result_text(game.end.winner).into(),
+            reason: game.end.reason,
+            detail: game.end.detail,
+            seed: connect4::openings::game_seed(seed, job.game),
+            test: None,
+            plies: game.plies,
+        }
+    }
+
     /// The points of the first player: 1, 1/2 or 0.
     pub fn first_points(&self) -> f64 {
         match self.result.as_str() {
@@ -55,6 +87,15 @@ impl GameLine {
             "0-1" => 0.0,
             _ => 0.5,
         }
+    }
+}
+
+/// The result string of the log, first player's result first.
+fn result_text(winner: Option<Player>) -> &'static str {
+    match winner {
+        Some(Player::First) => "1-0",
+        Some(Player::Second) => "0-1",
+        None => "1/2-1/2",
     }
 }
 

@@ -11,9 +11,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use connect4::Rules;
 use connect4::lab::progress::Progress;
 use connect4::lab::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict};
-use connect4::{Player, Rules};
 
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
@@ -200,15 +200,6 @@ impl Live {
     /// The SPRT's verdict, once it crossed a bound.
     fn verdict(&self) -> Option<Verdict> {
         self.watch.and_then(|w| w.verdict)
-    }
-}
-
-/// The result string of the log, first player's result first.
-pub(crate) fn result_text(winner: Option<Player>) -> &'static str {
-    match winner {
-        Some(Player::First) => "1-0",
-        Some(Player::Second) => "0-1",
-        None => "1/2-1/2",
     }
 }
 
@@ -447,22 +438,12 @@ impl<'a> Recorder<'a> {
     /// Logs and tallies one finished game; says whether to go on.
     fn record(&mut self, job: &Job, game: GameRecord) -> Control {
         self.played += 1;
-        let line = GameLine {
-            run: self.plan.run_id.clone(),
-            game: job.game,
-            pair: job.pair,
-            first: self.plan.names[job.first].clone(),
-            second: self.plan.names[job.second].clone(),
-            rules: self.args.rules.to_string(),
-            opening: job.opening.clone(),
-            moves: game.moves,
-            result: result_text(game.end.winner).into(),
-            reason: game.end.reason,
-            detail: game.end.detail,
-            seed: connect4::openings::game_seed(self.args.seed, job.game),
-            test: None,
-            plies: game.plies,
-        };
+        let names = (
+            self.plan.names[job.first].clone(),
+            self.plan.names[job.second].clone(),
+        );
+        let run = self.plan.run_id.clone();
+        let line = GameLine::of_game(run, job, names, self.args.rules, game, self.args.seed);
         if let Some(w) = &mut self.writer
             && let Err(e) = w.append(&line)
         {

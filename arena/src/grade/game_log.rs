@@ -19,17 +19,9 @@ use crate::log::GameLine;
 pub const RUN: &str = "grade";
 
 /// Refuses to write over `path` when it is something else than a grading
-/// log: not a regular file, or a log of another run's games.
+/// log: not a regular file (the log reader refuses it), or a log of
+/// another run's games.
 pub fn check(path: &Path) -> Result<()> {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Ok(());
-    };
-    if !meta.is_file() {
-        anyhow::bail!(
-            "--log {}: not a regular file; give the path of a file to write the games to",
-            path.display()
-        );
-    }
     let games = crate::log::read(path)?;
     if let Some(other) = games.iter().find(|g| g.run != RUN) {
         anyhow::bail!(

@@ -137,21 +137,16 @@ impl Played {
         self.games
             .iter()
             .zip(first_number..)
-            .map(|((job, record), number)| GameLine {
-                run: super::game_log::RUN.to_string(),
-                game: number,
-                pair: number,
-                first: name(job.first),
-                second: name(job.second),
-                rules: Rules::STANDARD.to_string(),
-                opening: job.opening.clone(),
-                moves: record.moves.clone(),
-                result: crate::run::result_text(record.end.winner).to_string(),
-                reason: record.end.reason,
-                detail: record.end.detail.clone(),
-                seed: connect4::openings::game_seed(seed, job.game),
-                test: Some(self.test.clone()),
-                plies: record.plies.clone(),
+            .map(|((job, record), number)| {
+                let run = super::game_log::RUN.to_string();
+                let names = (name(job.first), name(job.second));
+                let game = record.clone();
+                GameLine {
+                    game: number,
+                    pair: number,
+                    test: Some(self.test.clone()),
+                    ..GameLine::of_game(run, job, names, Rules::STANDARD, game, seed)
+                }
             })
             .collect()
     }
