@@ -223,13 +223,13 @@ function redo() {
 async function showJudging(logs, still = 0) {
   const status = document.getElementById("judging");
   const total = logs.reduce((n, l) => n + l.games.length, 0);
-  const judged = logs.reduce((n, l) => n + Math.min(l.judged, l.games.length), 0);
+  const judgedIn = (ls) => ls.reduce((n, l) => n + Math.min(l.judged, l.games.length), 0);
+  const judged = judgedIn(logs);
   status.textContent = judged >= total ? "" : `the solver has judged ${judged} of ${total} games' moves...`;
   if (judged >= total || still > 10) return;
   await new Promise((done) => setTimeout(done, 1000));
   const next = (await getJson("/api/games")).logs;
-  const moved = next.reduce((n, l) => n + l.judged, 0) > logs.reduce((n, l) => n + l.judged, 0);
-  showJudging(next, moved ? 0 : still + 1);
+  showJudging(next, judgedIn(next) > judged ? 0 : still + 1);
 }
 
 async function setupReplay() {
@@ -247,9 +247,7 @@ async function setupReplay() {
   if (window.location.pathname === "/replay" && params.has("log") && params.has("game")) {
     await Replay.open(params.get("log"), params.get("game"));
   } else {
-    // The first game shows until another is chosen.
-    const first = logs.find((log) => log.games.length);
-    if (first) await Replay.open(first.log, first.games[0].game);
+    await Replay.openFirst();
   }
 }
 

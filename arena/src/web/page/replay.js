@@ -28,6 +28,13 @@ const Replay = {
     return openGame(log, game, item);
   },
 
+  /** Opens the first game of the first log that has one: it shows until
+   * another is chosen. */
+  openFirst() {
+    const first = replay.list.find((log) => log.games.length);
+    return first ? Replay.open(first.log, first.games[0].game) : Promise.resolve();
+  },
+
   /** The arrow keys, Home and End step the open game. */
   key(e) {
     const steps = { ArrowLeft: replay.ply - 1, ArrowRight: replay.ply + 1, Home: 0, End: Infinity };

@@ -10,6 +10,4 @@ Replay.setup(data.logs, async (log, game) => {
   return found;
 });
 document.addEventListener("keydown", (e) => Replay.key(e));
-// The first game shows until another is chosen.
-const first = data.logs.find((log) => log.games.length);
-if (first) Replay.open(first.log, first.games[0].game);
+Replay.openFirst();
