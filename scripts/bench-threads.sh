@@ -12,6 +12,8 @@ set -euo pipefail
 runs=${1:-3}
 busy=${2:-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
 ours="$repo/target/release/connect4"
 bench="$repo/../shared/bench"
 [ -x "$ours" ] || { echo "build it first: cargo build --release" >&2; exit 2; }
@@ -37,11 +39,9 @@ timed() {
     echo "$end - $start" | bc -l
 }
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
 echo "connect4 solve --no-book, one thread against two${busy:+, a busy loop holding a core}:"
 printf '%-22s %10s %10s %8s\n' set "1 thread" "2 threads" "2 / 1"
-for set in Test_L3_R1:1000 Test_L2_R1:1000 Test_L2_R2:1000 Test_L1_R1:1000 Test_L1_R2:100 Test_L1_R3:3; do
+for set in "${BENCH_SETS[@]}"; do
     name=${set%%:*}
     lines=${set##*:}
     head -n "$lines" "$bench/$name" > labelled

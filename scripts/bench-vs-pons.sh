@@ -12,6 +12,8 @@ pons=$(realpath "${1:?usage: scripts/bench-vs-pons.sh PATH/TO/c4solver [THREADS]
 threads=${2:-1}
 runs=${3:-3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
 ours="$repo/target/release/connect4"
 bench="$repo/../shared/bench"
 [ -x "$ours" ] || { echo "build it first: cargo build --release" >&2; exit 2; }
@@ -29,10 +31,8 @@ timed() {
     echo "$end - $start" | bc -l
 }
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
 printf '%-22s %10s %10s %8s\n' set "ours (s)" "Pons (s)" ratio
-for set in Test_L3_R1:1000 Test_L2_R1:1000 Test_L2_R2:1000 Test_L1_R1:1000 Test_L1_R2:100 Test_L1_R3:3; do
+for set in "${BENCH_SETS[@]}"; do
     name=${set%%:*}
     lines=${set##*:}
     head -n "$lines" "$bench/$name" > labelled

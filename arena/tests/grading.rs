@@ -246,21 +246,7 @@ fn the_minimal_engine_of_the_protocol_readme_plays_and_passes_compliance() {
 fn a_grading_logs_its_games_and_never_replaces_another_run_s_log() {
     let dir = scratch("grade-log");
     let log = dir.join("graded.jsonl");
-    let grade = |log: &Path| {
-        let mut command = arena();
-        command
-            .args([
-                "grade",
-                "--engine",
-                "name=student,cmd=self,option.agent=greedy",
-            ])
-            .args(["--games", "2", "--match-games", "2", "--tactics", "1"])
-            .arg("--results")
-            .arg(dir.join("results.json"))
-            .arg("--log")
-            .arg(log);
-        command
-    };
+    let grade = |log: &Path| grading_with_log(&dir, log);
     grade(&log).assert().success();
     let games = read_log(&log);
     let numbers: Vec<u64> = games.iter().map(|g| g.game).collect();

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{arena, arena_path, children_of, fake, scratch};
+use common::{arena_path, children_of, fake, grading_with_log, scratch};
 
 /// The status line's code and the body of `GET path` on `port`.
 fn get(port: u16, path: &str) -> (u16, String) {
@@ -108,19 +108,7 @@ fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
 fn a_grading_s_games_are_replayed_with_their_tests() {
     let dir = scratch("web-grade");
     let log = dir.join("graded.jsonl");
-    arena()
-        .args([
-            "grade",
-            "--engine",
-            "name=student,cmd=self,option.agent=greedy",
-        ])
-        .args(["--games", "2"])
-        .args(["--match-games", "2", "--tactics", "1", "--results"])
-        .arg(dir.join("results.json"))
-        .arg("--log")
-        .arg(&log)
-        .assert()
-        .success();
+    grading_with_log(&dir, &log).assert().success();
     let (mut server, port) = serve(&["--log", log.to_str().unwrap()]);
     let (code, list) = get(port, "/api/games");
     let (game_code, game) = get(port, "/api/game?log=1&game=1");

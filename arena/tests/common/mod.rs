@@ -45,6 +45,25 @@ pub fn fake(mode: &str) -> String {
     format!("name=bad,cmd={},arg={mode}", path.display())
 }
 
+/// A short grading of the greedy agent, named `student` (two games in
+/// each test that plays, one position of each tactic), its results in
+/// `dir` and its games written to `log`.
+pub fn grading_with_log(dir: &Path, log: &Path) -> Command {
+    let mut command = arena();
+    command
+        .args([
+            "grade",
+            "--engine",
+            "name=student,cmd=self,option.agent=greedy",
+        ])
+        .args(["--games", "2", "--match-games", "2", "--tactics", "1"])
+        .arg("--results")
+        .arg(dir.join("results.json"))
+        .arg("--log")
+        .arg(log);
+    command
+}
+
 /// A fresh scratch directory.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
