@@ -29,8 +29,12 @@ const ETC_EMPTY: u32 = 16;
 /// process, no book: 0.27-0.29 s with them from the first node, 0.19 s
 /// without any), on a hard one they pay (the first 3 of Test_L1_R3: 4.1 s
 /// with, 4.4 s without; the empty board with two threads: 32 s with, 42 s
-/// without). A search that passes this count is a hard one.
-const ETC_AFTER_NODES: u64 = 20_000;
+/// without). A search that passes this count is a hard one. Measured
+/// again (median of interleaved runs, one thread, same machine): after
+/// 20,000 nodes Test_L1_R1 took 216 ms, after 50,000 200 ms, after 200,000
+/// 191 ms (3.07, 3.14 and 3.18 M nodes); Test_L1_R2's first 100 7.27,
+/// 7.20, 6.98 s; Test_L1_R3's first 3 4.32, 4.40, 4.09 s.
+const ETC_AFTER_NODES: u64 = 200_000;
 /// Helper threads start only once a search has visited this many nodes
 /// alone: starting them costs more than an easy position takes. The 1,000
 /// positions of Test_L1_R1, whole process, no book, two threads: 0.28 s
