@@ -4,6 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::priority::Starvation;
+
 /// What may end a search early. A limit is on when it is `Some`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -82,6 +84,11 @@ pub struct Budget {
     node_limit: u64,
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
+    /// Set: the search also stops when its thread is starved.
+    starvation: Option<Starvation>,
+    /// During a trial begun by [`Budget::cap_nodes_unless`]: the limit
+    /// before it, and what decides at the cap whether to go on past it.
+    trial: Option<(u64, fn() -> bool)>,
     aborted: bool,
 }
 
@@ -93,6 +100,8 @@ impl Budget {
             node_limit: u64::MAX,
             deadline: None,
             stop: None,
+            starvation: None,
+            trial: None,
             aborted: false,
         }
     }
@@ -104,6 +113,8 @@ impl Budget {
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             deadline: limits.time.map(|t| start + t),
             stop,
+            starvation: None,
+            trial: None,
             aborted: false,
         }
     }
@@ -113,11 +124,21 @@ impl Budget {
     pub fn tick(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes >= self.node_limit {
-            self.aborted = true;
+            self.limit_reached();
         } else if self.nodes.is_multiple_of(POLL_INTERVAL) {
             self.poll();
         }
         self.aborted
+    }
+
+    /// At the node limit: the search stops, unless a trial's cap was
+    /// reached and its test says to go on.
+    #[cold]
+    fn limit_reached(&mut self) {
+        match self.trial.take() {
+            Some((limit, go_on)) if go_on() => self.node_limit = limit,
+            _ => self.aborted = true,
+        }
     }
 
     #[cold]
@@ -127,7 +148,15 @@ impl Budget {
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed));
         let late = self.deadline.is_some_and(|d| Instant::now() >= d);
-        self.aborted |= stopped || late;
+        let starved = self.starvation.as_mut().is_some_and(Starvation::starved);
+        self.aborted |= stopped || late || starved;
+    }
+
+    /// Also stops the search when the calling thread gets less than half
+    /// a processor (see [`Starvation`]): for a helper, whose work only
+    /// saves another thread's. Call it on the thread that searches.
+    pub fn stop_when_starved(&mut self) {
+        self.starvation = Starvation::watch();
     }
 
     /// Whether the search ran out of budget (its current result is void).
@@ -155,10 +184,22 @@ impl Budget {
         limit
     }
 
+    /// [`Budget::cap_nodes`], except that when the search reaches the cap
+    /// and `go_on()` is true, it goes on as if it had never been capped
+    /// (and [`Budget::lift_cap`] then finds it not stopped by the cap).
+    pub fn cap_nodes_unless(&mut self, nodes: u64, go_on: fn() -> bool) -> u64 {
+        let limit = self.cap_nodes(nodes);
+        if self.node_limit < limit {
+            self.trial = Some((limit, go_on));
+        }
+        limit
+    }
+
     /// Ends a trial begun by [`Budget::cap_nodes`]: the node limit is
     /// `limit` again. Returns whether the cap, and nothing else, stopped
     /// the search (it may then go on, with the budget as before).
     pub fn lift_cap(&mut self, limit: u64) -> bool {
+        self.trial = None;
         let capped = self.aborted && self.nodes >= self.node_limit && self.nodes < limit;
         self.node_limit = limit;
         if capped {
@@ -217,6 +258,24 @@ mod tests {
             }
         }
         assert_eq!(Limits::time_for_clock(ms(60_000), ms(0), 42), ms(5000));
+    }
+
+    #[test]
+    fn a_trial_stops_at_its_cap_or_goes_on_as_its_test_says() {
+        for (go_on, stops) in [((|| false) as fn() -> bool, true), (|| true, false)] {
+            let mut b = Budget::new(&Limits::nodes(100), Instant::now(), None);
+            let limit = b.cap_nodes_unless(10, go_on);
+            let ticks = (0..50).take_while(|_| !b.tick()).count();
+            assert_eq!(ticks == 9, stops);
+            // Stopped by the cap alone: the search may go on; gone on past
+            // it: it was not stopped, there is nothing to resume.
+            assert_eq!(b.lift_cap(limit), stops);
+            assert!(!b.aborted());
+            // The limit from before the trial holds either way.
+            let more = (0..200).take_while(|_| !b.tick()).count() as u64;
+            assert_eq!(b.nodes(), 100);
+            assert_eq!(more, 99 - ticks as u64 - u64::from(stops));
+        }
     }
 
     #[test]

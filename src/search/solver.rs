@@ -45,6 +45,11 @@ const HELPERS_AFTER_NODES: u64 = 400_000;
 /// The most children a node has (the widest board).
 const MAX_CHILDREN: usize = crate::rules::MAX_COLUMNS as usize;
 
+/// Whether the system says no processor is idle now.
+fn no_idle_processor() -> bool {
+    super::priority::idle_processors() == Some(0)
+}
+
 /// The table keys of a node's children, with their cells.
 struct ChildKeys {
     keys: [(u64, u64); MAX_CHILDREN],
@@ -222,7 +227,12 @@ impl Solver {
     /// machine, no book, the empty board: 33 s on two threads, 55 s on
     /// one; helpers that only proved the children had been slower than one
     /// thread alone (61 s against 57 s, measured one after the other).
-    /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone.
+    /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone, and
+    /// only on processors the system says are idle then (else this thread
+    /// goes on alone); a helper stops when it gets less than half a
+    /// processor. With a busy loop holding one of the two cores, two
+    /// threads took 1.00-1.02 times one thread's time on every public set
+    /// (`scripts/bench-threads.sh 5 --busy`), 1.04-1.08 times before.
     fn with_helpers<T>(
         &mut self,
         p: &Position,
@@ -239,13 +249,23 @@ impl Solver {
         }
         // An easy position is done before helpers would be of use: it is
         // tried alone first, and what that finds stays in the table.
-        let limit = self.budget.cap_nodes(HELPERS_AFTER_NODES);
+        // If no processor is idle by then, it goes on alone: a helper would
+        // only take a processor from a thread that was using it.
+        let limit = self
+            .budget
+            .cap_nodes_unless(HELPERS_AFTER_NODES, no_idle_processor);
         let alone = search(self);
         if !self.budget.lift_cap(limit) {
             return alone;
         }
+        // Helpers only on processors nobody uses.
+        let helpers =
+            (self.threads - 1).min(super::priority::idle_processors().unwrap_or(usize::MAX));
+        if helpers == 0 {
+            return search(self);
+        }
         let stop = Arc::new(AtomicBool::new(false));
-        let helpers: Vec<Solver> = (1..self.threads)
+        let helpers: Vec<Solver> = (1..=helpers)
             .map(|_| Solver {
                 tt: Arc::clone(&self.tt),
                 threads: 1,
@@ -264,6 +284,9 @@ impl Solver {
                     // When another program holds a core, the helper must
                     // not take this thread's.
                     super::priority::give_way();
+                    // ... and stops when it gets next to nothing: what
+                    // little it gets, it takes from this thread.
+                    helper.budget.stop_when_starved();
                     let proves_outcome = index == 1 && !weak;
                     if proves_outcome && helper.solve_alone(&p, true).is_none() {
                         return;
