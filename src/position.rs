@@ -436,23 +436,25 @@ impl Position {
     }
 
     /// The key of the mirror image (columns reversed).
+    #[inline]
     pub fn mirror_key(&self) -> u64 {
-        let key = self.key();
-        let h = u32::from(self.height);
-        let col = (1u64 << h) - 1;
-        let n = u32::from(self.columns);
-        (0..n).fold(0, |m, c| m | ((key >> (c * h)) & col) << ((n - 1 - c) * h))
+        let (h, n) = (u32::from(self.height), u32::from(self.columns));
+        // The standard board's sizes as constants: the loop unrolls into
+        // shifts by immediates (the solver asks for this key at every node
+        // of the first 14 plies, and for each child's).
+        if (h, n) == (7, 7) {
+            reverse_columns(self.key(), 7, 7)
+        } else {
+            reverse_columns(self.key(), h, n)
+        }
     }
 
     /// The mirror image of this position (columns reversed).
     pub fn mirrored(&self) -> Position {
-        let h = u32::from(self.height);
-        let col = (1u64 << h) - 1;
-        let n = u32::from(self.columns);
-        let flip = |b: u64| (0..n).fold(0, |m, c| m | ((b >> (c * h)) & col) << ((n - 1 - c) * h));
+        let (h, n) = (u32::from(self.height), u32::from(self.columns));
         Position {
-            current: flip(self.current),
-            mask: flip(self.mask),
+            current: reverse_columns(self.current, h, n),
+            mask: reverse_columns(self.mask, h, n),
             ..*self
         }
     }
@@ -475,6 +477,13 @@ impl Position {
         };
         p
     }
+}
+
+/// `b` with its `n` columns of `h` bits in reverse order.
+#[inline(always)]
+fn reverse_columns(b: u64, h: u32, n: u32) -> u64 {
+    let column = (1u64 << h) - 1;
+    (0..n).fold(0, |m, c| m | ((b >> (c * h)) & column) << ((n - 1 - c) * h))
 }
 
 /// Cells (occupied or not) that would complete four in a row with the stones
