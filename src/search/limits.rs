@@ -74,6 +74,17 @@ impl Limits {
 /// Nodes between two looks at the clock and the stop flag.
 const POLL_INTERVAL: u64 = 1 << 10;
 
+/// A trial begun by [`Budget::cap_nodes_unless`].
+#[derive(Clone, Copy, Debug)]
+struct Trial {
+    /// The node limit before it.
+    limit: u64,
+    /// Nodes between two caps.
+    every: u64,
+    /// Asked at each cap: whether to go on past it.
+    go_on: fn() -> bool,
+}
+
 /// The running budget of one search: counts nodes and decides when to abort.
 ///
 /// The node limit is checked at every node; the clock and the stop flag every
@@ -84,11 +95,10 @@ pub struct Budget {
     node_limit: u64,
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
-    /// Set: the search also stops when its thread is starved.
+    /// Set: the search sleeps a while whenever its thread is starved.
     starvation: Option<Starvation>,
-    /// During a trial begun by [`Budget::cap_nodes_unless`]: the limit
-    /// before it, and what decides at the cap whether to go on past it.
-    trial: Option<(u64, fn() -> bool)>,
+    /// During a trial begun by [`Budget::cap_nodes_unless`].
+    trial: Option<Trial>,
     aborted: bool,
 }
 
@@ -132,11 +142,13 @@ impl Budget {
     }
 
     /// At the node limit: the search stops, unless a trial's cap was
-    /// reached and its test says to go on.
+    /// reached and its test says to go on (to the next cap).
     #[cold]
     fn limit_reached(&mut self) {
-        match self.trial.take() {
-            Some((limit, go_on)) if go_on() => self.node_limit = limit,
+        match self.trial {
+            Some(t) if self.nodes < t.limit && (t.go_on)() => {
+                self.node_limit = t.limit.min(self.nodes.saturating_add(t.every));
+            }
             _ => self.aborted = true,
         }
     }
@@ -148,14 +160,21 @@ impl Budget {
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed));
         let late = self.deadline.is_some_and(|d| Instant::now() >= d);
-        let starved = self.starvation.as_mut().is_some_and(Starvation::starved);
-        self.aborted |= stopped || late || starved;
+        self.aborted |= stopped || late;
+        if !self.aborted
+            && let Some(watch) = self.starvation.as_mut()
+            && watch.starved()
+        {
+            let stop = self.stop.as_deref();
+            watch.pause(|| stop.is_some_and(|s| s.load(Ordering::Relaxed)));
+        }
     }
 
-    /// Also stops the search when the calling thread gets less than half
-    /// a processor (see [`Starvation`]): for a helper, whose work only
-    /// saves another thread's. Call it on the thread that searches.
-    pub fn stop_when_starved(&mut self) {
+    /// Also pauses the search for a while whenever the calling thread gets
+    /// less than half a processor (see [`Starvation`]): for a helper, whose
+    /// work only saves another thread's. Call it on the thread that
+    /// searches.
+    pub fn pause_when_starved(&mut self) {
         self.starvation = Starvation::watch();
     }
 
@@ -185,12 +204,18 @@ impl Budget {
     }
 
     /// [`Budget::cap_nodes`], except that when the search reaches the cap
-    /// and `go_on()` is true, it goes on as if it had never been capped
-    /// (and [`Budget::lift_cap`] then finds it not stopped by the cap).
+    /// and `go_on()` is true, it goes on to a cap `nodes` further, and so
+    /// on: it stops at the first cap where `go_on()` is false (and
+    /// [`Budget::lift_cap`] then finds it stopped by the cap) or ends as if
+    /// never capped.
     pub fn cap_nodes_unless(&mut self, nodes: u64, go_on: fn() -> bool) -> u64 {
         let limit = self.cap_nodes(nodes);
         if self.node_limit < limit {
-            self.trial = Some((limit, go_on));
+            self.trial = Some(Trial {
+                limit,
+                every: nodes,
+                go_on,
+            });
         }
         limit
     }
@@ -272,10 +297,24 @@ mod tests {
             assert_eq!(b.lift_cap(limit), stops);
             assert!(!b.aborted());
             // The limit from before the trial holds either way.
-            let more = (0..200).take_while(|_| !b.tick()).count() as u64;
+            while !b.tick() {}
             assert_eq!(b.nodes(), 100);
-            assert_eq!(more, 99 - ticks as u64 - u64::from(stops));
         }
+    }
+
+    #[test]
+    fn a_trial_that_goes_on_asks_again_at_every_cap() {
+        use std::sync::atomic::AtomicU32;
+        static ASKED: AtomicU32 = AtomicU32::new(0);
+        // Yes twice, then no: the search stops at the third cap.
+        let third_time_no = || ASKED.fetch_add(1, Ordering::Relaxed) < 2;
+        let mut b = Budget::new(&Limits::nodes(100), Instant::now(), None);
+        let limit = b.cap_nodes_unless(10, third_time_no);
+        while !b.tick() {}
+        assert_eq!(b.nodes(), 30);
+        assert!(b.lift_cap(limit));
+        while !b.tick() {}
+        assert_eq!(b.nodes(), 100);
     }
 
     #[test]

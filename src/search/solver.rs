@@ -229,8 +229,8 @@ impl Solver {
     /// thread alone (61 s against 57 s, measured one after the other).
     /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone, and
     /// only on processors the system says are idle then (else this thread
-    /// goes on alone); a helper stops when it gets less than half a
-    /// processor. With a busy loop holding one of the two cores, two
+    /// goes on alone, and asks again every so many nodes); a helper
+    /// sleeps a while whenever it gets less than half a processor. With a busy loop holding one of the two cores, two
     /// threads took 1.00-1.02 times one thread's time on every public set
     /// (`scripts/bench-threads.sh 5 --busy`), 1.04-1.08 times before.
     fn with_helpers<T>(
@@ -284,9 +284,9 @@ impl Solver {
                     // When another program holds a core, the helper must
                     // not take this thread's.
                     super::priority::give_way();
-                    // ... and stops when it gets next to nothing: what
-                    // little it gets, it takes from this thread.
-                    helper.budget.stop_when_starved();
+                    // ... and sleeps a while when it gets next to nothing:
+                    // what little it gets, it takes from this thread.
+                    helper.budget.pause_when_starved();
                     let proves_outcome = index == 1 && !weak;
                     if proves_outcome && helper.solve_alone(&p, true).is_none() {
                         return;
