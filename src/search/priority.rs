@@ -103,12 +103,21 @@ impl Starvation {
 const PAUSE: Duration = Duration::from_millis(50);
 
 impl Starvation {
-    /// Sleeps for a while (less if `stopped()` turns true: it is asked
-    /// every few milliseconds), then starts a new window.
+    /// Sleeps for a while, less if `stopped()` turns true (it is asked
+    /// whenever the thread is unparked), then starts a new window.
     pub fn pause(&mut self, stopped: impl Fn() -> bool) {
-        let start = Instant::now();
-        while start.elapsed() < PAUSE && !stopped() {
-            std::thread::sleep(PAUSE / 10);
+        self.pause_for(PAUSE, stopped);
+    }
+
+    /// [`Starvation::pause`] for `pause`.
+    fn pause_for(&mut self, pause: Duration, stopped: impl Fn() -> bool) {
+        let end = Instant::now() + pause;
+        while !stopped() {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::park_timeout(left);
         }
         if let Some(cpu) = thread_cpu_time() {
             self.since = Instant::now();
@@ -216,5 +225,23 @@ mod tests {
         // the scheduler never runs.
         std::thread::sleep(SHARE_WINDOW * 2);
         assert!(watch.starved());
+    }
+
+    #[test]
+    fn a_pause_ends_when_the_thread_is_unparked_and_stopped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let hour = Duration::from_secs(3600);
+        let pausing = std::thread::spawn(move || {
+            let mut watch = Starvation::watch().unwrap();
+            let start = Instant::now();
+            watch.pause_for(hour, || flag.load(Ordering::Relaxed));
+            start.elapsed()
+        });
+        std::thread::sleep(SHARE_WINDOW);
+        stop.store(true, Ordering::Relaxed);
+        pausing.thread().unpark();
+        assert!(pausing.join().unwrap() < hour);
     }
 }

@@ -278,9 +278,10 @@ impl Solver {
             })
             .collect();
         std::thread::scope(|scope| {
+            let mut threads = Vec::with_capacity(helpers.len());
             for (i, mut helper) in helpers.into_iter().enumerate() {
                 let (p, index) = (*p, i + 1);
-                scope.spawn(move || {
+                threads.push(scope.spawn(move || {
                     // When another program holds a core, the helper must
                     // not take this thread's.
                     super::priority::give_way();
@@ -292,10 +293,12 @@ impl Solver {
                         return;
                     }
                     helper.prove_children(&p, weak, index);
-                });
+                }));
             }
             let result = search(self);
             stop.store(true, Ordering::Relaxed);
+            // A pausing helper wakes now, not at the end of its pause.
+            threads.iter().for_each(|t| t.thread().unpark());
             result
         })
     }
