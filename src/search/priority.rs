@@ -82,7 +82,7 @@ impl Starvation {
     }
 
     /// Whether the thread had the processor for less than half of the
-    /// last window, once a window of [`SHARE_WINDOW`] has passed; a new
+    /// last window, once a window (20 ms) has passed; a new
     /// window starts then. Cheap before that: one look at the clock.
     pub fn starved(&mut self) -> bool {
         let wall = self.since.elapsed();
