@@ -148,6 +148,15 @@ impl TranspositionTable {
         1 << self.log_entries
     }
 
+    /// Number of entries that hold a position.
+    #[cfg(test)]
+    pub(crate) fn occupied(&self) -> usize {
+        self.table()
+            .iter()
+            .filter(|e| e.load(Ordering::Relaxed) != 0)
+            .count()
+    }
+
     /// Forgets every entry.
     pub fn clear(&self) {
         for e in self.table() {

@@ -42,6 +42,19 @@ const ETC_AFTER_NODES: u64 = 200_000;
 /// 400,000, as on one thread (0.20-0.24 s); Test_L2_R2: 2.45 s, 2.03-2.18
 /// s, one thread 1.98-2.06 s (three interleaved runs each).
 const HELPERS_AFTER_NODES: u64 = 400_000;
+/// A helper shares with the other threads only the positions with at
+/// least this many empty cells; the rest, nearly all its nodes and cheap
+/// to prove again, it keeps in a table of its own. Two threads writing the
+/// same table slow each other: a slot the other thread wrote must come
+/// from its core. Measured on this project's 2-core machine, the first 3
+/// of Test_L1_R3, no book, two threads (4 interleaved runs, seconds):
+/// one shared table 4.56-4.68 (the main thread's node rate 20% below one
+/// thread's); positions of at least 20 empty cells shared 3.70-4.18, 26:
+/// 3.79-4.57, 32: 3.90-4.34; one thread 4.09-4.45. With a helper that
+/// shares nothing, the main thread's node rate is one thread's.
+const SHARED_FROM_EMPTY: u32 = 20;
+/// The size of a helper's own table: the least a table takes.
+const HELPER_TABLE_MB: usize = MIN_HASH_MB;
 /// The most children a node has (the widest board).
 const MAX_CHILDREN: usize = crate::rules::MAX_COLUMNS as usize;
 
@@ -86,6 +99,14 @@ fn table_key(p: &Position) -> (u64, bool) {
 pub struct Solver {
     /// Shared with the helper threads of a parallel search.
     tt: Arc<TranspositionTable>,
+    /// The table of the positions with fewer than `shared_from` empty
+    /// cells: `tt` itself, except for a helper (its own).
+    deep_tt: Arc<TranspositionTable>,
+    /// See `deep_tt`: 0 for the thread that owns `tt`.
+    shared_from: u32,
+    /// The helpers' own tables, made when first needed and kept between
+    /// searches (what they hold stays true).
+    helper_tables: Vec<Arc<TranspositionTable>>,
     /// Threads that search (1: this one alone).
     threads: usize,
     budget: Budget,
@@ -123,11 +144,15 @@ impl Solver {
     /// read (a few milliseconds a process, which a benchmark of easy
     /// positions would count).
     pub fn try_without_book(hash_mb: usize) -> Option<Solver> {
+        let tt = Arc::new(TranspositionTable::try_with_mebibytes(
+            hash_mb,
+            Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
+        )?);
         Some(Solver {
-            tt: Arc::new(TranspositionTable::try_with_mebibytes(
-                hash_mb,
-                Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
-            )?),
+            deep_tt: Arc::clone(&tt),
+            tt,
+            shared_from: 0,
+            helper_tables: Vec::new(),
             threads: 1,
             budget: Budget::unlimited(),
             order: Vec::new(),
@@ -195,6 +220,7 @@ impl Solver {
     /// Forgets everything the table learned.
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.helper_tables.iter().for_each(|t| t.clear());
     }
 
     /// Nodes visited since the budget was last set.
@@ -215,7 +241,8 @@ impl Solver {
     }
 
     /// Runs `search` on this solver while `threads - 1` helpers work on `p`
-    /// with the same table; the helpers stop when `search` returns.
+    /// with the same table (for the positions near the root: see
+    /// [`SHARED_FROM_EMPTY`]); the helpers stop when `search` returns.
     ///
     /// For an exact score, the first helper proves the outcome (null
     /// windows around 0, the most expensive probes of a position early in
@@ -230,9 +257,10 @@ impl Solver {
     /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone, and
     /// only on processors the system says are idle then (else this thread
     /// goes on alone, and asks again every so many nodes); a helper
-    /// sleeps a while whenever it gets less than half a processor. With a busy loop holding one of the two cores, two
-    /// threads took 1.00-1.02 times one thread's time on every public set
-    /// (`scripts/bench-threads.sh 5 --busy`), 1.04-1.08 times before.
+    /// sleeps a while whenever it gets less than half a processor. With a
+    /// busy loop holding one of the two cores, two threads took 0.97-1.02
+    /// times one thread's time on every public set
+    /// (`scripts/bench-threads.sh 3 --busy`), 1.04-1.08 times before.
     fn with_helpers<T>(
         &mut self,
         p: &Position,
@@ -258,25 +286,33 @@ impl Solver {
         if !self.budget.lift_cap(limit) {
             return alone;
         }
-        // Helpers only on processors nobody uses.
-        let helpers =
-            (self.threads - 1).min(super::priority::idle_processors().unwrap_or(usize::MAX));
-        if helpers == 0 {
-            return search(self);
-        }
+        // Helpers only on processors nobody uses: the trial found one;
+        // more than one helper asks how many.
+        let wanted = self.threads - 1;
+        let helpers = if wanted == 1 {
+            1
+        } else {
+            let idle = super::priority::idle_processors().unwrap_or(wanted);
+            wanted.min(idle).max(1)
+        };
         let stop = Arc::new(AtomicBool::new(false));
-        let helpers: Vec<Solver> = (1..=helpers)
-            .map(|_| Solver {
-                tt: Arc::clone(&self.tt),
-                threads: 1,
-                budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(&stop))),
-                order: self.order.clone(),
-                rules: self.rules,
-                book: self.book.clone(),
-                book_plies: self.book_plies,
-                layer_plies: self.layer_plies,
-            })
+        let helpers: Vec<Solver> = (0..helpers)
+            .map_while(|i| self.helper(i, p, &stop))
             .collect();
+        self.search_beside(helpers, p, weak, &stop, search)
+    }
+
+    /// Runs `search` on this solver while `helpers` (see
+    /// [`Solver::helper`]) work on `p` on threads of their own, until it
+    /// returns and sets `stop`.
+    fn search_beside<T>(
+        &mut self,
+        helpers: Vec<Solver>,
+        p: &Position,
+        weak: bool,
+        stop: &AtomicBool,
+        search: impl Fn(&mut Solver) -> T,
+    ) -> T {
         std::thread::scope(|scope| {
             let mut threads = Vec::with_capacity(helpers.len());
             for (i, mut helper) in helpers.into_iter().enumerate() {
@@ -300,6 +336,31 @@ impl Solver {
             // A pausing helper wakes now, not at the end of its pause.
             threads.iter().for_each(|t| t.thread().unpark());
             result
+        })
+    }
+
+    /// The `index`-th helper (from 0) of a search of `p`, stopped by
+    /// `stop`: it shares this solver's table for positions of at least
+    /// [`SHARED_FROM_EMPTY`] empty cells and keeps the others in a table of
+    /// its own; `None` if the memory for that table cannot be had.
+    fn helper(&mut self, index: usize, p: &Position, stop: &Arc<AtomicBool>) -> Option<Solver> {
+        if self.helper_tables.len() <= index {
+            let key_bits = p.rules().columns() * p.rules().column_height();
+            let table = TranspositionTable::try_with_mebibytes(HELPER_TABLE_MB, key_bits)?;
+            self.helper_tables.push(Arc::new(table));
+        }
+        Some(Solver {
+            tt: Arc::clone(&self.tt),
+            deep_tt: Arc::clone(&self.helper_tables[index]),
+            shared_from: SHARED_FROM_EMPTY,
+            helper_tables: Vec::new(),
+            threads: 1,
+            budget: Budget::new(&Limits::none(), Instant::now(), Some(Arc::clone(stop))),
+            order: self.order.clone(),
+            rules: self.rules,
+            book: self.book.clone(),
+            book_plies: self.book_plies,
+            layer_plies: self.layer_plies,
         })
     }
 
@@ -349,6 +410,8 @@ impl Solver {
                 self.tt
                     .reset_for_keys(rules.columns() * rules.column_height());
             }
+            // Made again, for this board's keys, when next needed.
+            self.helper_tables.clear();
             self.order = centre_first(p.columns())
                 .into_iter()
                 .map(|c| p.column_mask(c))
@@ -634,6 +697,7 @@ impl Solver {
     /// same nodes).
     #[inline]
     fn children_keys(&self, p: &Position, moves: u64) -> ChildKeys {
+        let tt = self.table(p.empty_cells() - 1);
         let mut out = ChildKeys {
             keys: [(0, 0); MAX_CHILDREN],
             len: 0,
@@ -642,7 +706,7 @@ impl Solver {
             let mut child = *p;
             child.play_cell(cell);
             let key = table_key(&child).0;
-            self.tt.prefetch(key);
+            tt.prefetch(key);
             out.keys[out.len] = (key, cell);
             out.len += 1;
         }
@@ -653,11 +717,12 @@ impl Solver {
     /// `beta` for its parent (an enhanced transposition cutoff): that score
     /// and the child's cell.
     #[inline]
-    fn child_cutoff(&self, children: &ChildKeys, beta: i32) -> Option<(i32, u64)> {
+    fn child_cutoff(&self, p: &Position, children: &ChildKeys, beta: i32) -> Option<(i32, u64)> {
+        let tt = self.table(p.empty_cells() - 1);
         children.keys[..children.len]
             .iter()
             .find_map(|&(key, cell)| {
-                let upper = self.tt.get(key)?.upper?;
+                let upper = tt.get(key)?.upper?;
                 (-upper >= beta).then_some((-upper, cell))
             })
     }
@@ -726,6 +791,16 @@ impl Solver {
         }
     }
 
+    /// The table of positions with `empty` empty cells (see `deep_tt`).
+    #[inline(always)]
+    fn table(&self, empty: u32) -> &TranspositionTable {
+        if empty < self.shared_from {
+            &self.deep_tt
+        } else {
+            &self.tt
+        }
+    }
+
     /// The bounds of `p`'s score known before searching it: from the
     /// rules (nobody wins at once), a layer's outcome and the table entry
     /// at `key`, with the entry's best column as stored (in the frame of
@@ -739,7 +814,7 @@ impl Solver {
             hi = hi.min(h);
         }
         let mut hint = None;
-        if let Some(b) = self.tt.get(key) {
+        if let Some(b) = self.table(p.empty_cells()).get(key) {
             if let Some(l) = b.lower {
                 lo = lo.max(l);
             }
@@ -782,8 +857,10 @@ impl Solver {
         }
         // Step 3. Bounds from the rules, a layer's outcome and the table.
         let (key, mirrored) = table_key(p);
+        let empty = p.empty_cells();
         // A column as stored in the table, or as read from it.
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
+        let stored = |cell: u64| flip(p.column_of(cell));
         let (lo, hi, hint) = self.node_bounds(p, key);
         let hint = hint.map(flip);
         if lo >= hi || lo >= beta {
@@ -797,12 +874,11 @@ impl Solver {
         let children = self.children_keys(p, moves);
         // Step 3b. A child's stored bound may decide this node (keys asked
         // for only now: a node decided above does not pay for them).
-        if p.empty_cells() >= ETC_EMPTY
+        if empty >= ETC_EMPTY
             && self.budget.nodes() >= ETC_AFTER_NODES
-            && let Some((v, cell)) = self.child_cutoff(&children, beta)
+            && let Some((v, cell)) = self.child_cutoff(p, &children, beta)
         {
-            self.tt
-                .put_lower(key, p.empty_cells(), v, flip(p.column_of(cell)));
+            self.table(empty).put_lower(key, empty, v, stored(cell));
             return v;
         }
         let alpha_in = alpha;
@@ -825,8 +901,7 @@ impl Solver {
             }
             if v >= beta {
                 // Step 5a. Fail high: a lower bound.
-                self.tt
-                    .put_lower(key, p.empty_cells(), v, flip(p.column_of(cell)));
+                self.table(empty).put_lower(key, empty, v, stored(cell));
                 return v;
             }
             if v > alpha {
@@ -835,11 +910,72 @@ impl Solver {
         }
         // Step 5b. An upper bound, or the exact score if it beat alpha.
         if best > alpha_in {
-            self.tt
-                .put_exact(key, p.empty_cells(), best, flip(p.column_of(best_cell)));
+            self.table(empty)
+                .put_exact(key, empty, best, stored(best_cell));
         } else {
-            self.tt.put_upper(key, p.empty_cells(), best);
+            self.table(empty).put_upper(key, empty, best);
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact score of `p` with `helpers` helpers started at once,
+    /// whatever the system's load (`with_helpers` would wait for an idle
+    /// processor).
+    fn solve_beside_helpers(solver: &mut Solver, p: &Position, helpers: usize) -> i32 {
+        solver.prepare(p);
+        solver.budget = Budget::unlimited();
+        let stop = Arc::new(AtomicBool::new(false));
+        let helpers = (0..helpers)
+            .map_while(|i| solver.helper(i, p, &stop))
+            .collect();
+        solver
+            .search_beside(helpers, p, false, &stop, |s| s.solve_alone(p, false))
+            .expect("an unlimited search finishes")
+    }
+
+    fn position(rules: Rules, moves: &str) -> Position {
+        let mut p = Position::new(rules);
+        for c in moves.bytes() {
+            p.play(u32::from(c - b'1'));
+        }
+        p
+    }
+
+    #[test]
+    fn helpers_with_tables_of_their_own_leave_the_scores_exact() {
+        let mut solver = Solver::try_without_book(16).unwrap();
+        // Lines of Test_L1_R2 with their scores (an independent solver's).
+        for (moves, score) in [
+            ("2541266355551", -3),
+            ("5371555645", 4),
+            ("23156612526", 4),
+            ("13134411534775", -6),
+            ("274121776146", 4),
+        ] {
+            let p = position(Rules::STANDARD, moves);
+            assert_eq!(solve_beside_helpers(&mut solver, &p, 2), score, "{moves}");
+        }
+        // The helpers kept their deep positions in their own tables.
+        assert_eq!(solver.helper_tables.len(), 2);
+        assert!(solver.helper_tables.iter().all(|t| t.occupied() > 0));
+        // Another board: the helpers' tables are made again for its keys,
+        // and the scores match one thread's.
+        let rules = Rules::new(6, 5, 4).unwrap();
+        let mut alone = Solver::try_without_book(16).unwrap();
+        for moves in ["", "3", "34", "3443"] {
+            let p = position(rules, moves);
+            let truth = alone.solve(&p);
+            assert_eq!(
+                solve_beside_helpers(&mut solver, &p, 1),
+                truth,
+                "6x5 {moves}"
+            );
+        }
+        assert_eq!(solver.helper_tables.len(), 1);
     }
 }
