@@ -1,7 +1,7 @@
 //! Search limits and the budget the search polls while it runs.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::priority::Starvation;
@@ -99,6 +99,8 @@ pub struct Budget {
     starvation: Option<Starvation>,
     /// During a trial begun by [`Budget::cap_nodes_unless`].
     trial: Option<Trial>,
+    /// Set: the search stops once this word no longer holds this value.
+    watch: Option<(Arc<AtomicU64>, u64)>,
     aborted: bool,
 }
 
@@ -112,6 +114,7 @@ impl Budget {
             stop: None,
             starvation: None,
             trial: None,
+            watch: None,
             aborted: false,
         }
     }
@@ -125,6 +128,7 @@ impl Budget {
             stop,
             starvation: None,
             trial: None,
+            watch: None,
             aborted: false,
         }
     }
@@ -160,7 +164,11 @@ impl Budget {
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed));
         let late = self.deadline.is_some_and(|d| Instant::now() >= d);
-        self.aborted |= stopped || late;
+        let moved = self
+            .watch
+            .as_ref()
+            .is_some_and(|(word, value)| word.load(Ordering::Relaxed) != *value);
+        self.aborted |= stopped || late || moved;
         if !self.aborted
             && let Some(watch) = self.starvation.as_mut()
             && watch.starved()
@@ -176,6 +184,13 @@ impl Budget {
     /// searches.
     pub fn pause_when_starved(&mut self) {
         self.starvation = Starvation::watch();
+    }
+
+    /// Also stops the search once `word` no longer holds `value` (checked
+    /// with the clock): for a helper working on what another thread does
+    /// now.
+    pub fn stop_when_changed(&mut self, word: Arc<AtomicU64>, value: u64) {
+        self.watch = Some((word, value));
     }
 
     /// Whether the search ran out of budget (its current result is void).
@@ -251,6 +266,23 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watched_word_that_changes_stops_the_search_at_the_next_poll() {
+        let word = Arc::new(AtomicU64::new(7));
+        let mut b = Budget::unlimited();
+        b.stop_when_changed(Arc::clone(&word), 7);
+        for _ in 0..3 * POLL_INTERVAL {
+            assert!(!b.tick(), "stopped while the word held its value");
+        }
+        word.store(8, Ordering::Relaxed);
+        let mut ticks = 0;
+        while !b.tick() {
+            ticks += 1;
+            assert!(ticks <= POLL_INTERVAL, "the change was never seen");
+        }
+        assert!(b.aborted());
+    }
 
     #[test]
     fn a_trial_s_cap_is_lifted_and_says_whether_it_stopped_the_search() {
