@@ -284,9 +284,11 @@ impl Solver {
     /// only on processors the system says are idle then (else this thread
     /// goes on alone, and asks again every so many nodes); a helper
     /// sleeps a while whenever it gets less than half a processor. With a
-    /// busy loop holding one of the two cores, two threads took 0.97-1.02
-    /// times one thread's time on every public set
-    /// (`scripts/bench-threads.sh 3 --busy`), 1.04-1.08 times before.
+    /// busy loop holding one of the two cores, two threads took 0.80-1.04
+    /// times one thread's time on the public sets
+    /// (`scripts/bench-threads.sh 3 --busy`; the sets of 1-3 ms positions
+    /// move by that much from run to run here), 1.04-1.08 times before
+    /// helpers asked for an idle processor.
     fn with_helpers<T>(
         &mut self,
         p: &Position,
