@@ -27,7 +27,7 @@ use crate::rules::Rules;
 use crate::search::Searcher;
 
 pub use crate::agents::AgentError;
-pub use crate::search::DEFAULT_HASH_MB;
+pub use crate::search::{DEFAULT_HASH_MB, HELPER_TABLE_MB};
 pub use crate::search::{Limits, Report, SearchScore};
 
 /// What a `go` or `analyze` asks for. Every limit is optional; with none,

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::engine::{DEFAULT_HASH_MB, Engine};
+use crate::engine::{DEFAULT_HASH_MB, Engine, HELPER_TABLE_MB};
 use crate::protocol::messages::OptionInfo;
 
 /// The most threads `setoption threads` takes.
@@ -81,7 +81,12 @@ pub const OPTIONS: [EngineOption; 5] = [
             value: OptionValue::Threads,
         },
         default: || 1.into(),
-        help: || "threads for the solver's proofs, sharing its table".into(),
+        help: || {
+            format!(
+                "threads for the solver's proofs, sharing its table; each thread past \
+                 the first also keeps a {HELPER_TABLE_MB} MiB table of its own"
+            )
+        },
     },
     EngineOption {
         name: "book",

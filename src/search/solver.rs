@@ -53,8 +53,9 @@ const HELPERS_AFTER_NODES: u64 = 400_000;
 /// 3.79-4.57, 32: 3.90-4.34; one thread 4.09-4.45. With a helper that
 /// shares nothing, the main thread's node rate is one thread's.
 const SHARED_FROM_EMPTY: u32 = 20;
-/// The size of a helper's own table: the least a table takes.
-const HELPER_TABLE_MB: usize = MIN_HASH_MB;
+/// The size in MiB of the table each helper thread keeps of its own (for
+/// the positions it does not share): the least a table takes.
+pub const HELPER_TABLE_MB: usize = MIN_HASH_MB;
 /// How long a helper that follows the probes of another thread waits
 /// before it looks for the next one.
 const PROBE_WAIT: Duration = Duration::from_micros(100);
