@@ -324,24 +324,24 @@ impl Solver {
             let idle = super::priority::idle_processors().unwrap_or(wanted);
             wanted.min(idle).max(1)
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let helpers: Vec<Solver> = (0..helpers)
-            .map_while(|i| self.helper(i, p, &stop))
-            .collect();
-        self.search_beside(helpers, p, weak, &stop, search)
+        self.search_beside(helpers, p, weak, search)
     }
 
-    /// Runs `search` on this solver while `helpers` (see
-    /// [`Solver::helper`]) work on `p` on threads of their own, until it
-    /// returns and sets `stop`.
+    /// Runs `search` on this solver while `count` helpers (see
+    /// [`Solver::helper`]; fewer if the memory for their tables cannot be
+    /// had) work on `p` on threads of their own, until it returns.
     fn search_beside<T>(
         &mut self,
-        helpers: Vec<Solver>,
+        count: usize,
         p: &Position,
         weak: bool,
-        stop: &AtomicBool,
         search: impl Fn(&mut Solver) -> T,
     ) -> T {
+        let stopped = Arc::new(AtomicBool::new(false));
+        let helpers: Vec<Solver> = (0..count)
+            .map_while(|i| self.helper(i, p, &stopped))
+            .collect();
+        let stop: &AtomicBool = &stopped;
         let board = Arc::new(AtomicU64::new(0));
         self.probes = Some(Arc::clone(&board));
         let probes = &board;
@@ -1014,21 +1014,15 @@ mod tests {
     fn solve_beside_helpers(solver: &mut Solver, p: &Position, helpers: usize) -> i32 {
         solver.prepare(p);
         solver.budget = Budget::unlimited();
-        let stop = Arc::new(AtomicBool::new(false));
-        let helpers = (0..helpers)
-            .map_while(|i| solver.helper(i, p, &stop))
-            .collect();
         solver
-            .search_beside(helpers, p, false, &stop, |s| s.solve_alone(p, false))
+            .search_beside(helpers, p, false, |s| s.solve_alone(p, false))
             .expect("an unlimited search finishes")
     }
 
     fn position(rules: Rules, moves: &str) -> Position {
-        let mut p = Position::new(rules);
-        for c in moves.bytes() {
-            p.play(u32::from(c - b'1'));
-        }
-        p
+        *crate::Game::from_move_string(rules, moves)
+            .expect("a legal line")
+            .position()
     }
 
     #[test]
