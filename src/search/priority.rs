@@ -3,7 +3,7 @@
 //! priority, so that when the cores are taken, by other programs or by
 //! the work a user waits for, the scheduler runs that work first, and the
 //! helper only uses what is left. A helper that gets next to nothing
-//! that way stops ([`Starvation`]).
+//! that way sleeps a while ([`Starvation`]).
 
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,8 @@ fn procs_running() -> Option<usize> {
 
 /// Wall time over which a thread's share of the processor is judged.
 const SHARE_WINDOW: Duration = Duration::from_millis(20);
+/// How long a starved thread sleeps before it tries again.
+const PAUSE: Duration = Duration::from_millis(50);
 
 /// Watches whether the calling thread gets a processor: a thread that has
 /// given way runs only on what others leave, and when another program
@@ -93,16 +95,16 @@ impl Starvation {
             return false;
         };
         let used = cpu.saturating_sub(self.cpu_then);
-        self.since = Instant::now();
-        self.cpu_then = cpu;
+        self.restart(cpu);
         used < wall / 2
     }
-}
 
-/// How long a starved thread sleeps before it tries again.
-const PAUSE: Duration = Duration::from_millis(50);
+    /// Starts a new window now, the thread having used `cpu` so far.
+    fn restart(&mut self, cpu: Duration) {
+        self.since = Instant::now();
+        self.cpu_then = cpu;
+    }
 
-impl Starvation {
     /// Sleeps for a while, less if `stopped()` turns true (it is asked
     /// whenever the thread is unparked), then starts a new window.
     pub fn pause(&mut self, stopped: impl Fn() -> bool) {
@@ -120,8 +122,7 @@ impl Starvation {
             std::thread::park_timeout(left);
         }
         if let Some(cpu) = thread_cpu_time() {
-            self.since = Instant::now();
-            self.cpu_then = cpu;
+            self.restart(cpu);
         }
     }
 }
