@@ -64,6 +64,13 @@ impl MoveSorter {
     #[inline]
     pub fn fill(p: &Position, moves: u64, order: &[u64]) -> MoveSorter {
         let mut sorter = MoveSorter::new();
+        if moves & moves.wrapping_sub(1) == 0 {
+            // One move or none: nothing to sort, no threats to count.
+            if moves != 0 {
+                sorter.add(moves, 0);
+            }
+            return sorter;
+        }
         for &column in order.iter().rev() {
             let cell = moves & column;
             if cell != 0 {
