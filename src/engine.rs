@@ -27,7 +27,7 @@ use crate::rules::Rules;
 use crate::search::Searcher;
 
 pub use crate::agents::AgentError;
-pub use crate::search::{DEFAULT_HASH_MB, HELPER_TABLE_MB};
+pub use crate::search::{DEEP_TABLE_MB, DEFAULT_HASH_MB};
 pub use crate::search::{Limits, Report, SearchScore};
 
 /// What a `go` or `analyze` asks for. Every limit is optional; with none,
@@ -75,8 +75,8 @@ pub type ResizeDone = Box<dyn FnOnce(Result<(), TableError>) + Send>;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{hash_mb} MiB of table needs about {needed} MiB of memory in all (a quarter more \
-     for the clocked search's own table), which this machine or its limits do not give; \
-     the table stays at {kept} MiB"
+     for the clocked search's own table, and a small one for the solver's deepest \
+     positions), which this machine or its limits do not give; the table stays at {kept} MiB"
 )]
 pub struct TableError {
     /// The size asked for, in MiB.

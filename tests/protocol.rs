@@ -531,7 +531,7 @@ fn a_table_the_memory_cannot_hold_is_refused_and_ping_is_answered_while_resizing
     assert_eq!(code, ErrorCode::BadOption);
     assert!(
         message.contains("16384 MiB")
-            && message.contains("20480 MiB")
+            && message.contains("20484 MiB")
             && message.contains("stays at 16 MiB"),
         "{message}"
     );

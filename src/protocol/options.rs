@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::engine::{DEFAULT_HASH_MB, Engine, HELPER_TABLE_MB};
+use crate::engine::{DEEP_TABLE_MB, DEFAULT_HASH_MB, Engine};
 use crate::protocol::messages::OptionInfo;
 
 /// The most threads `setoption threads` takes.
@@ -56,8 +56,9 @@ pub const OPTIONS: [EngineOption; 5] = [
         default: || DEFAULT_HASH_MB.into(),
         help: || {
             format!(
-                "transposition table size in MiB; the engine's tables take about \
-                 1.25 x this in all (the default takes {} MiB); setting it clears them",
+                "transposition table size in MiB; the engine's tables take a quarter \
+                 more and {DEEP_TABLE_MB} MiB in all (the default takes {} MiB); setting \
+                 it clears them",
                 Engine::table_mebibytes(DEFAULT_HASH_MB)
             )
         },
@@ -84,7 +85,7 @@ pub const OPTIONS: [EngineOption; 5] = [
         help: || {
             format!(
                 "threads for the solver's proofs, sharing its table; each thread past \
-                 the first also keeps a {HELPER_TABLE_MB} MiB table of its own"
+                 the first also keeps a {DEEP_TABLE_MB} MiB table of its own"
             )
         },
     },

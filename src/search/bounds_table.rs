@@ -41,9 +41,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Added to a score before storing it: scores are in `-64..=64`.
 const OFFSET: i32 = 100;
-/// Smallest table: `2^21` entries (16 MiB), so that a tag of `64 - 20` bits
-/// always fits above the 20 bits of fields.
-const MIN_LOG_ENTRIES: u32 = 21;
+/// Fewest entries of a table, as a power of two (8 KiB).
+const MIN_LOG_ENTRIES: u32 = 10;
 /// Bits of move and bounds below the priority.
 const FIELD_BITS: u32 = 20;
 /// Width of the priority field when the tag leaves room for it.
@@ -80,6 +79,16 @@ pub struct TranspositionTable {
     priority_bits: AtomicU32,
 }
 
+/// The fewest entries (as a power of two) of a table for keys of
+/// `key_bits` bits: a key's tag, the bits above the bucket index, must fit
+/// above the fields of an entry.
+fn min_log_entries(key_bits: u32) -> u32 {
+    // tag bits = key_bits - (log - 1) <= 64 - FIELD_BITS
+    (key_bits + FIELD_BITS + 1)
+        .saturating_sub(u64::BITS)
+        .max(MIN_LOG_ENTRIES)
+}
+
 /// Huge-page size the table is aligned to, in bytes.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -88,11 +97,13 @@ const SCATTER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl TranspositionTable {
     /// A table using at most `mebibytes` MiB (rounded down to a power of two
-    /// of entries, at least 16 MiB) for keys of at most `key_bits` bits;
-    /// `None` if the memory cannot be had.
+    /// of entries) for keys of at most `key_bits` bits, or more if those
+    /// keys' tags need more buckets to fit (see [`min_log_entries`]: 16 MiB
+    /// for 64-bit keys, 8 KiB for the standard board's 49); `None` if the
+    /// memory cannot be had.
     pub fn try_with_mebibytes(mebibytes: usize, key_bits: u32) -> Option<TranspositionTable> {
         let bytes = mebibytes.max(1).saturating_mul(1 << 20);
-        let entries = (bytes / ENTRY_BYTES).max(1 << MIN_LOG_ENTRIES);
+        let entries = (bytes / ENTRY_BYTES).max(1 << min_log_entries(key_bits));
         let log_entries = usize::BITS - 1 - entries.leading_zeros();
         let len = 1usize << log_entries;
         let total = len + HUGE_PAGE / ENTRY_BYTES;
@@ -129,9 +140,23 @@ impl TranspositionTable {
         }
     }
 
+    /// Whether the table can hold keys of `key_bits` bits (their tags fit).
+    pub fn holds_keys_of(&self, key_bits: u32) -> bool {
+        self.log_entries >= min_log_entries(key_bits)
+    }
+
     /// Gets ready for keys of `key_bits` bits (another board): clears the
     /// table, whose keys would not mean the same any more.
+    ///
+    /// # Panics
+    /// If the table cannot hold such keys (see
+    /// [`TranspositionTable::holds_keys_of`]).
     pub fn reset_for_keys(&self, key_bits: u32) {
+        assert!(
+            self.holds_keys_of(key_bits),
+            "a table of 2^{} entries cannot hold {key_bits}-bit keys",
+            self.log_entries
+        );
         self.priority_bits
             .store(self.priority_bits_for(key_bits), Ordering::Relaxed);
         self.clear();
@@ -334,7 +359,7 @@ mod tests {
     #[test]
     fn bounds_combine_and_are_exact_per_key() {
         let tt = TranspositionTable::try_with_mebibytes(1, 49).unwrap();
-        assert_eq!(tt.len(), 1 << 21);
+        assert_eq!(tt.len(), 1 << 17);
         assert_eq!(tt.get(0), None);
         tt.put_lower(0, 40, -3, 6);
         tt.put_upper(0, 40, 5);
@@ -370,5 +395,28 @@ mod tests {
         assert_eq!(tt.get(b), None);
         tt.clear();
         assert_eq!(tt.get(a), None);
+    }
+
+    #[test]
+    fn a_table_is_big_enough_for_the_tags_of_its_keys() {
+        // 64-bit keys need 2^21 entries (16 MiB) however little is asked.
+        let wide = TranspositionTable::try_with_mebibytes(1, 64).unwrap();
+        assert_eq!(wide.len(), 1 << 21);
+        assert!(wide.holds_keys_of(64));
+        let narrow = TranspositionTable::try_with_mebibytes(1, 49).unwrap();
+        assert!(narrow.holds_keys_of(49) && !narrow.holds_keys_of(64));
+        // The largest key a 49-bit table takes comes back whole.
+        let key = (1 << 49) - 1;
+        narrow.put_exact(key, 5, -4, 2);
+        assert_eq!(narrow.get(key).unwrap().lower, Some(-4));
+        assert_eq!(narrow.get(key >> 1), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "cannot hold 64-bit keys")]
+    fn a_table_too_small_for_a_board_is_not_reset_for_it() {
+        TranspositionTable::try_with_mebibytes(1, 49)
+            .unwrap()
+            .reset_for_keys(64);
     }
 }

@@ -35,7 +35,7 @@ use crate::search::depth_table::{BoundKind, DepthTable, Entry};
 use crate::search::heuristic;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, centre_first, first_in_order};
-use crate::search::solver::Solver;
+use crate::search::solver::{DEEP_TABLE_MB, MIN_HASH_MB, Solver};
 
 /// A proven score `s` is `s * SCALE` in search units.
 const SCALE: i32 = 100;
@@ -159,9 +159,8 @@ impl Searcher {
             .unwrap_or_else(|| panic!("no memory for {hash_mb} MiB of search tables"))
     }
 
-    /// A searcher whose tables take about `1.25 x hash_mb` MiB (the
-    /// solver's, and a quarter of it for the depth-limited search), or
-    /// `None` if the memory cannot be had.
+    /// A searcher whose tables take [`Searcher::mebibytes_for`] `hash_mb`
+    /// MiB, or `None` if the memory cannot be had.
     pub fn try_new(hash_mb: usize) -> Option<Searcher> {
         Some(Searcher {
             solver: Solver::try_new(hash_mb)?,
@@ -173,9 +172,11 @@ impl Searcher {
         })
     }
 
-    /// Memory the tables of `hash_mb` take, in MiB.
+    /// Memory the tables of `hash_mb` take, in MiB: the solver's (at least
+    /// [`MIN_HASH_MB`]), its thread's own [`DEEP_TABLE_MB`], and a quarter
+    /// of `hash_mb` for the depth-limited search.
     pub fn mebibytes_for(hash_mb: usize) -> usize {
-        hash_mb.max(16) + (hash_mb / 4).max(1)
+        hash_mb.max(MIN_HASH_MB) + DEEP_TABLE_MB + (hash_mb / 4).max(1)
     }
 
     /// Forgets what both tables learned (a new game). Free when nothing

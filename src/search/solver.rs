@@ -42,20 +42,26 @@ const ETC_AFTER_NODES: u64 = 200_000;
 /// 400,000, as on one thread (0.20-0.24 s); Test_L2_R2: 2.45 s, 2.03-2.18
 /// s, one thread 1.98-2.06 s (three interleaved runs each).
 const HELPERS_AFTER_NODES: u64 = 400_000;
-/// A helper shares with the other threads only the positions with at
-/// least this many empty cells; the rest, nearly all its nodes and cheap
-/// to prove again, it keeps in a table of its own. Two threads writing the
-/// same table slow each other: a slot the other thread wrote must come
-/// from its core. Measured on this project's 2-core machine, the first 3
-/// of Test_L1_R3, no book, two threads (4 interleaved runs, seconds):
-/// one shared table 4.56-4.68 (the main thread's node rate 20% below one
-/// thread's); positions of at least 20 empty cells shared 3.70-4.18, 26:
-/// 3.79-4.57, 32: 3.90-4.34; one thread 4.09-4.45. With a helper that
-/// shares nothing, the main thread's node rate is one thread's.
-const SHARED_FROM_EMPTY: u32 = 20;
-/// The size in MiB of the table each helper thread keeps of its own (for
-/// the positions it does not share): the least a table takes.
-pub const HELPER_TABLE_MB: usize = MIN_HASH_MB;
+/// Positions with fewer empty cells than this are deep: each thread keeps
+/// them in a small table of its own ([`DEEP_TABLE_MB`]), the others in the
+/// table the threads share (of the size asked for). Deep positions are
+/// nearly all the nodes, cheap to prove again, and a small table stays in
+/// the processor's caches where a large one makes every probe wait for
+/// memory; near the root, a larger table keeps the proofs of big subtrees.
+/// Measured on this project's 2-core machine (one thread, no book, whole
+/// process, median of 3 interleaved runs, against one 16 MiB table): a
+/// 4 MiB table below 24 empty cells, Test_L1_R1 0.85x (below 28: 0.82x),
+/// Test_L2_R2 0.79x (0.78x), Test_L1_R2's first 30 0.73x (0.73x),
+/// Test_L1_R3's first 3 0.74x (0.75x), the empty board 51.9 s against
+/// 66.0 s (one 4 MiB table for all: 62.7 s; a 2 MiB or 8 MiB deep table
+/// below 28: Test_L1_R3 0.80x and 0.83x). Two threads writing one table
+/// also slow each other (a slot the other thread wrote must come from its
+/// core): with one shared 16 MiB table, the main thread's node rate was
+/// 20% below one thread's.
+const DEEP_BELOW_EMPTY: u32 = 24;
+/// The size in MiB of the table each thread keeps of its own for the deep
+/// positions (see [`DEEP_BELOW_EMPTY`]).
+pub const DEEP_TABLE_MB: usize = 4;
 /// How long a helper that follows the probes of another thread waits
 /// before it looks for the next one.
 const PROBE_WAIT: Duration = Duration::from_micros(100);
@@ -98,6 +104,17 @@ pub const DEFAULT_HASH_MB: usize = 16;
 /// proofs of a few thousand nodes, such as adjudication.
 pub const MIN_HASH_MB: usize = 16;
 
+/// Bits of the table keys of a board's positions.
+fn key_bits(rules: Rules) -> u32 {
+    rules.columns() * rules.column_height()
+}
+
+/// A thread's own table of deep positions for a board (see
+/// [`DEEP_BELOW_EMPTY`]), or `None` if the memory cannot be had.
+fn deep_table(rules: Rules) -> Option<Arc<TranspositionTable>> {
+    TranspositionTable::try_with_mebibytes(DEEP_TABLE_MB, key_bits(rules)).map(Arc::new)
+}
+
 /// The key a position is stored under, and whether it is its mirror image's:
 /// early in the game a position and its mirror image share one entry.
 #[inline]
@@ -114,13 +131,12 @@ fn table_key(p: &Position) -> (u64, bool) {
 
 /// An exact solver with a transposition table that persists between calls.
 pub struct Solver {
-    /// Shared with the helper threads of a parallel search.
+    /// The table of the positions with at least [`DEEP_BELOW_EMPTY`] empty
+    /// cells, shared with the helper threads of a parallel search.
     tt: Arc<TranspositionTable>,
-    /// The table of the positions with fewer than `shared_from` empty
-    /// cells: `tt` itself, except for a helper (its own).
+    /// This thread's own table of the positions with fewer (`tt` itself
+    /// if the memory for it could not be had).
     deep_tt: Arc<TranspositionTable>,
-    /// See `deep_tt`: 0 for the thread that owns `tt`.
-    shared_from: u32,
     /// The helpers' own tables, made when first needed and kept between
     /// searches (what they hold stays true).
     helper_tables: Vec<Arc<TranspositionTable>>,
@@ -164,14 +180,15 @@ impl Solver {
     /// read (a few milliseconds a process, which a benchmark of easy
     /// positions would count).
     pub fn try_without_book(hash_mb: usize) -> Option<Solver> {
+        // At least MIN_HASH_MB, which holds the keys of every board: the
+        // table is cleared, not made again, for another board.
         let tt = Arc::new(TranspositionTable::try_with_mebibytes(
-            hash_mb,
-            Rules::STANDARD.columns() * Rules::STANDARD.column_height(),
+            hash_mb.max(MIN_HASH_MB),
+            key_bits(Rules::STANDARD),
         )?);
         Some(Solver {
-            deep_tt: Arc::clone(&tt),
+            deep_tt: deep_table(Rules::STANDARD).unwrap_or_else(|| Arc::clone(&tt)),
             tt,
-            shared_from: 0,
             helper_tables: Vec::new(),
             probes: None,
             threads: 1,
@@ -238,9 +255,10 @@ impl Solver {
         })
     }
 
-    /// Forgets everything the table learned.
+    /// Forgets everything the tables learned.
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.deep_tt.clear();
         self.helper_tables.iter().for_each(|t| t.clear());
     }
 
@@ -263,7 +281,7 @@ impl Solver {
 
     /// Runs `search` on this solver while `threads - 1` helpers work on `p`
     /// with the same table (for the positions near the root: see
-    /// [`SHARED_FROM_EMPTY`]); the helpers stop when `search` returns.
+    /// [`DEEP_BELOW_EMPTY`]); the helpers stop when `search` returns.
     ///
     /// The first helper follows this thread: for an exact score it first
     /// proves the outcome (null windows around 0, the most expensive
@@ -429,18 +447,15 @@ impl Solver {
 
     /// The `index`-th helper (from 0) of a search of `p`, stopped by
     /// `stop`: it shares this solver's table for positions of at least
-    /// [`SHARED_FROM_EMPTY`] empty cells and keeps the others in a table of
+    /// [`DEEP_BELOW_EMPTY`] empty cells and keeps the others in a table of
     /// its own; `None` if the memory for that table cannot be had.
     fn helper(&mut self, index: usize, p: &Position, stop: &Arc<AtomicBool>) -> Option<Solver> {
         if self.helper_tables.len() <= index {
-            let key_bits = p.rules().columns() * p.rules().column_height();
-            let table = TranspositionTable::try_with_mebibytes(HELPER_TABLE_MB, key_bits)?;
-            self.helper_tables.push(Arc::new(table));
+            self.helper_tables.push(deep_table(p.rules())?);
         }
         Some(Solver {
             tt: Arc::clone(&self.tt),
             deep_tt: Arc::clone(&self.helper_tables[index]),
-            shared_from: SHARED_FROM_EMPTY,
             helper_tables: Vec::new(),
             probes: None,
             threads: 1,
@@ -489,8 +504,9 @@ impl Solver {
         let rules = p.rules();
         if self.rules != Some(rules) {
             if self.rules.is_some() || rules != Rules::STANDARD {
-                self.tt
-                    .reset_for_keys(rules.columns() * rules.column_height());
+                self.tt.reset_for_keys(key_bits(rules));
+                // Made for this board's keys (they may need a larger one).
+                self.deep_tt = deep_table(rules).unwrap_or_else(|| Arc::clone(&self.tt));
             }
             // Made again, for this board's keys, when next needed.
             self.helper_tables.clear();
@@ -710,7 +726,7 @@ impl Solver {
     /// move) that the table holds, if any: a single probe, cheap enough
     /// for every node of another search.
     pub fn table_bounds(&self, p: &Position) -> (Option<i32>, Option<i32>) {
-        self.tt
+        self.table(p.empty_cells())
             .get(table_key(p).0)
             .map_or((None, None), |b| (b.lower, b.upper))
     }
@@ -759,7 +775,8 @@ impl Solver {
     /// searching the moves before it again.
     fn table_move(&self, p: &Position) -> u64 {
         let (key, mirrored) = table_key(p);
-        let Some(column) = self.tt.get(key).and_then(|b| b.best) else {
+        let table = self.table(p.empty_cells());
+        let Some(column) = table.get(key).and_then(|b| b.best) else {
             return 0;
         };
         let column = if mirrored {
@@ -879,7 +896,7 @@ impl Solver {
     /// The table of positions with `empty` empty cells (see `deep_tt`).
     #[inline(always)]
     fn table(&self, empty: u32) -> &TranspositionTable {
-        if empty < self.shared_from {
+        if empty < DEEP_BELOW_EMPTY {
             &self.deep_tt
         } else {
             &self.tt
