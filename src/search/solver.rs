@@ -299,15 +299,18 @@ impl Solver {
     /// (794 M nodes on this thread) against 32.5 s (535 M); proving the
     /// outcome and then the children exactly 0.93x and 0.94x. Helpers
     /// that only proved the children had been slower than one thread.
+    /// (Those figures are from before each thread kept its deep positions
+    /// in a 4 MiB table: since, `scripts/bench-threads.sh 3` gives 0.77x
+    /// on Test_L1_R3 and 0.83x on Test_L1_R2, 0.98x-1.00x on the others,
+    /// and the empty board takes 28.7 s against 49.1 s.)
     /// Helpers start only after [`HELPERS_AFTER_NODES`] nodes alone, and
     /// only on processors the system says are idle then (else this thread
     /// goes on alone, and asks again every so many nodes); a helper
     /// sleeps a while whenever it gets less than half a processor. With a
-    /// busy loop holding one of the two cores, two threads took 0.80-1.04
-    /// times one thread's time on the public sets
-    /// (`scripts/bench-threads.sh 3 --busy`; the sets of 1-3 ms positions
-    /// move by that much from run to run here), 1.04-1.08 times before
-    /// helpers asked for an idle processor.
+    /// busy loop holding one of the two cores, no helper started on the
+    /// first 100 of Test_L1_R2: two threads searched one thread's
+    /// 109,288,757 nodes, in 1.01 times its time (1.04-1.08 times before
+    /// helpers asked for an idle processor).
     fn with_helpers<T>(
         &mut self,
         p: &Position,
