@@ -22,4 +22,4 @@ pub mod verdict;
 
 pub use iterative::{Report, SearchScore, Searcher};
 pub use limits::{Budget, Limits};
-pub use solver::{DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB, Solver};
+pub use solver::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB, Solver};

@@ -58,10 +58,10 @@ const HELPERS_AFTER_NODES: u64 = 400_000;
 /// also slow each other (a slot the other thread wrote must come from its
 /// core): with one shared 16 MiB table, the main thread's node rate was
 /// 20% below one thread's.
-const DEEP_BELOW_EMPTY: u32 = 24;
+pub const DEEP_BELOW_EMPTY: u32 = 24;
 /// The size in MiB of the table each searching thread keeps of its own for
-/// the positions deep in the game (fewer than 24 empty cells on the
-/// standard board): small enough to stay in the processor's caches.
+/// the positions deep in the game (fewer than [`DEEP_BELOW_EMPTY`] empty
+/// cells, on every board): small enough to stay in the processor's caches.
 pub const DEEP_TABLE_MB: usize = 4;
 /// How long a helper that follows the probes of another thread waits
 /// before it looks for the next one.
