@@ -107,8 +107,7 @@ impl TranspositionTable {
         let log_entries = usize::BITS - 1 - entries.leading_zeros();
         let len = 1usize << log_entries;
         let total = len + HUGE_PAGE / ENTRY_BYTES;
-        let mut entries: Vec<AtomicU64> = Vec::new();
-        entries.try_reserve_exact(total).ok()?;
+        let mut entries = zeroed_entries(total)?;
         let misalign = entries.as_ptr() as usize % HUGE_PAGE;
         let base = ((HUGE_PAGE - misalign) % HUGE_PAGE) / ENTRY_BYTES;
         // Advised before the pages are first touched, so that they come huge.
@@ -116,7 +115,6 @@ impl TranspositionTable {
             entries.as_mut_ptr().wrapping_add(base).cast(),
             len * ENTRY_BYTES,
         );
-        entries.resize_with(total, || AtomicU64::new(0));
         let tt = TranspositionTable {
             entries,
             base,
@@ -125,8 +123,9 @@ impl TranspositionTable {
         };
         tt.priority_bits
             .store(tt.priority_bits_for(key_bits), Ordering::Relaxed);
-        // Touch every page now, so that searches do not pay for page faults.
-        tt.clear();
+        // The pages are not touched here: a page is zeroed by the kernel
+        // when first written, so a search that never reaches a part of the
+        // table (the shared one, on end-game positions) never pays for it.
         Some(tt)
     }
 
@@ -316,6 +315,28 @@ impl TranspositionTable {
             tag << shift | priority << FIELD_BITS | mv << 16 | low << 8 | up,
             Ordering::Relaxed,
         );
+    }
+}
+
+/// `count` empty entries, from memory that is zero when handed out
+/// (`calloc`: a large block comes straight from the kernel, untouched), so
+/// that its pages are only made when first written; `None` if the memory
+/// cannot be had.
+#[allow(unsafe_code)]
+fn zeroed_entries(count: usize) -> Option<Vec<AtomicU64>> {
+    let layout = std::alloc::Layout::array::<AtomicU64>(count).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size (checked above). The block is
+    // allocated by the global allocator with exactly the layout a
+    // `Vec<AtomicU64>` of capacity `count` uses, all its bytes are zero,
+    // and an all-zero `AtomicU64` is a valid value (it has the size and
+    // bit validity of `u64`), so the vector owns `count` initialised
+    // entries and frees the block with the same layout.
+    unsafe {
+        let block = std::alloc::alloc_zeroed(layout).cast::<AtomicU64>();
+        (!block.is_null()).then(|| Vec::from_raw_parts(block, count, count))
     }
 }
 
