@@ -35,7 +35,8 @@
 //! entry; otherwise it goes to the second entry.
 //!
 //! The table is aligned to 2 MiB and, on Linux, backed by transparent huge
-//! pages where the kernel allows it.
+//! pages where the kernel allows it. It comes from zeroed memory that is not
+//! touched when the table is made: each page is made when first written.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
