@@ -1,57 +1,47 @@
 #!/usr/bin/env bash
-# Fills the layer of one ply of the shipped book in SHARDS shards, WORKERS
-# processes at nice 19 taking them from a queue in order (docs/book.md,
-# "Layers"). Each shard is built into DIR/qI.c4book, a copy of the shipped
-# book (the build skips what the book knows and saves every minute, so a
-# stopped shard resumes where it was), then merged into DIR/merged.c4book.
-# Runs until every shard is done or it is stopped (Ctrl-C stops the workers
-# too); run it again to carry on. Ship what is done with:
+# Fills the layer of one ply of the shipped book on this machine, in SHARDS
+# shards, WORKERS processes at nice 19 taking them from a queue in order
+# (docs/book.md, "Layers"). DIR is a run folder of the Slurm scripts
+# (scripts/slurm/submit-book.sh --layer) and each shard is one of their
+# array tasks, scripts/slurm/book-task.sbatch: it builds into
+# DIR/layer-PLY/part-I.c4book, a copy of the book, saving every minute, so
+# a stopped shard resumes where it was. Runs until every shard is done or
+# it is stopped (SIGINT or SIGTERM stops the builds too); run it again to
+# carry on. Ship what is done, finished shards or not, with:
 #
-#   connect4 book merge --out NEW book/7x6x4.c4book DIR/merged.c4book DIR/q*.c4book
+#   connect4 book merge --out NEW book/7x6x4.c4book DIR/layer-PLY/part-*.c4book
 #
 #   scripts/layer-queue.sh PLY DIR [WORKERS] [SHARDS]
 set -euo pipefail
-ply=${1:?usage: scripts/layer-queue.sh PLY DIR [WORKERS] [SHARDS]}
-dir=${2:?usage: scripts/layer-queue.sh PLY DIR [WORKERS] [SHARDS]}
+# shellcheck source=scripts/slurm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm/lib.sh"
+usage="usage: scripts/layer-queue.sh PLY DIR [WORKERS] [SHARDS]"
+ply=${1:?$usage}
+dir=${2:?$usage}
 workers=${3:-2}
 shards=${4:-256}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-[ -x "$repo/target/release/connect4" ] || { echo "build it first: cargo build --release" >&2; exit 2; }
-mkdir -p "$dir"
+root=$(repo_root)
+[ -x "$root/target/release/connect4" ] || die "build it first: cargo build --release"
+mkdir -p "$dir/done" "$dir/out"
 dir=$(cd "$dir" && pwd)
-# The workers' own copies: a rebuild of the repository does not change them.
-[ -x "$dir/connect4" ] || cp "$repo/target/release/connect4" "$dir/connect4"
-[ -f "$dir/base.c4book" ] || cp "$repo/book/7x6x4.c4book" "$dir/base.c4book"
+# The run's own copies: a rebuild of the repository does not change them.
+[ -x "$dir/connect4" ] || cp "$root/target/release/connect4" "$dir/connect4"
+[ -f "$dir/book.c4book" ] || cp "$root/book/7x6x4.c4book" "$dir/book.c4book"
+write_env "$dir/run.env" KIND book TASKS "$shards" CPUS 1 C4 "$dir/connect4" DEPTH "" \
+    LAYER "$ply" HASH_MB 16 REPO "$root" TASK_SCRIPT "$root/scripts/slurm/book-task.sbatch" \
+    MERGE_SCRIPT "$root/scripts/slurm/book-merge.sbatch"
 # Claims left by workers that were stopped are given back.
 for claim in "$dir"/claim.*; do
     [ -d "$claim" ] || continue
-    [ -f "$dir/done.${claim##*.}" ] || rmdir "$claim"
+    [ -f "$dir/done/${claim##*.}" ] || rmdir "$claim"
 done
 
-# Builds shard $1 and merges it into merged.c4book.
-build_shard() {
-    local n=$1 book="$dir/q$1.c4book"
-    [ -f "$book" ] || cp "$dir/base.c4book" "$book"
-    "$dir/connect4" book build --out "$book" --layer "$ply" --shard "$n/$shards" \
-        --checkpoint 60 > "$dir/log.$n" 2>&1
-    (
-        flock 9
-        if [ -f "$dir/merged.c4book" ]; then
-            "$dir/connect4" book merge --out "$dir/merged.new" "$dir/merged.c4book" "$book" \
-                >> "$dir/merge.log"
-            mv "$dir/merged.new" "$dir/merged.c4book"
-        else
-            cp "$book" "$dir/merged.c4book"
-        fi
-    ) 9> "$dir/merge.lock"
-    touch "$dir/done.$n"
-}
-
-# Takes shards in order until none is left.
+# Takes shards in order until none is left, each as a Slurm array task.
 worker() {
     for n in $(seq "$shards"); do
         mkdir "$dir/claim.$n" 2> /dev/null || continue
-        build_shard "$n" || echo "shard $n failed: see $dir/log.$n" >&2
+        SLURM_ARRAY_TASK_ID=$n bash "$root/scripts/slurm/book-task.sbatch" "$dir" \
+            > "$dir/out/task-$n.txt" 2>&1 || echo "shard $n failed: see $dir/out/task-$n.txt" >&2
     done
 }
 
@@ -64,12 +54,13 @@ stop() {
     done
 }
 trap 'stop; exit 130' INT TERM
-export dir ply shards
-export -f build_shard worker
+export dir root shards
+export -f worker
 for _ in $(seq "$workers"); do
     setsid nice -n 19 bash -c worker &
     pids+=($!)
 done
 wait
-done_count=$(find "$dir" -maxdepth 1 -name 'done.*' | wc -l)
-echo "$done_count of $shards shards done; merged into $dir/merged.c4book"
+done_count=$(find "$dir/done" -type f | wc -l)
+echo "$done_count of $shards shards done; ship them with:"
+echo "  connect4 book merge --out NEW book/7x6x4.c4book $dir/layer-$ply/part-*.c4book"
