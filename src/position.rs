@@ -421,12 +421,17 @@ impl Position {
         possible & !(threats >> 1)
     }
 
-    /// How many cells the side to move would threaten (could complete a
-    /// line on) after playing `cell`; the solver orders moves by it.
+    /// The empty cells the side to move would threaten (could complete a
+    /// line on) after playing `cell`; the solver orders moves by them.
     #[inline]
-    pub fn threats_after(&self, cell: u64) -> u32 {
+    pub fn threats_after(&self, cell: u64) -> u64 {
         self.winning_cells_among(self.current | cell, self.mask | cell)
-            .count_ones()
+    }
+
+    /// The cells where a stone may be dropped after a stone at `cell`.
+    #[inline]
+    pub fn possible_after(&self, cell: u64) -> u64 {
+        ((self.mask | cell) + self.bottom) & self.board
     }
 
     /// A key unique to this position among positions of the same rules.

@@ -34,7 +34,7 @@ use crate::score::Outcome;
 use crate::search::depth_table::{BoundKind, DepthTable, Entry};
 use crate::search::heuristic;
 use crate::search::limits::{Budget, Limits};
-use crate::search::order::{MoveSorter, centre_first, first_in_order};
+use crate::search::order::{MoveSorter, Scoring, centre_first, first_in_order};
 use crate::search::solver::{DEEP_TABLE_MB, MIN_HASH_MB, Solver};
 
 /// A proven score `s` is `s * SCALE` in search units.
@@ -449,7 +449,7 @@ impl Searcher {
         previous: u32,
     ) -> Option<(u32, i32)> {
         let first = candidates & p.column_mask(previous);
-        let rest = MoveSorter::fill(p, candidates & !first, &self.order);
+        let rest = MoveSorter::fill(p, candidates & !first, &self.order, Scoring::Threats);
         let mut best = (previous, -INFINITY);
         let mut alpha = -INFINITY;
         for cell in (first != 0).then_some(first).into_iter().chain(rest) {
@@ -532,7 +532,7 @@ impl Searcher {
         let (alpha_in, beta_in) = (alpha, beta);
         // Step 5. The moves: the table's first, then by threats created.
         let first = hint.map_or(0, |c| moves & p.column_mask(c));
-        let rest = MoveSorter::fill(p, moves & !first, &self.order);
+        let rest = MoveSorter::fill(p, moves & !first, &self.order, Scoring::Threats);
         let mut best = -INFINITY;
         let mut best_column = None;
         for cell in (first != 0).then_some(first).into_iter().chain(rest) {

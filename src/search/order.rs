@@ -26,6 +26,34 @@ pub fn first_in_order(order: &[u64], cells: u64) -> u64 {
         .expect("every cell lies in some column of the order")
 }
 
+/// How [`MoveSorter::fill`] scores a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// By the threats it creates: the empty cells where the mover could
+    /// then complete a line.
+    Threats,
+    /// The same, and among moves that create as many, first those that
+    /// leave a threat on a playable cell, which the opponent must answer
+    /// at once.
+    ForcingFirst,
+}
+
+impl Scoring {
+    /// The score of `p`'s move at `cell`: the higher, the earlier it is
+    /// searched.
+    #[inline]
+    fn score(self, p: &Position, cell: u64) -> u32 {
+        let threats = p.threats_after(cell);
+        match self {
+            Scoring::Threats => threats.count_ones(),
+            Scoring::ForcingFirst => {
+                let forcing = (threats & p.possible_after(cell)).count_ones();
+                threats.count_ones() << 4 | forcing.min(15)
+            }
+        }
+    }
+}
+
 /// A small sorted list of moves: the highest score comes out first, and among
 /// equal scores the one added last (so add edge columns first).
 pub struct MoveSorter {
@@ -59,10 +87,10 @@ impl MoveSorter {
         self.scores[i] = score;
     }
 
-    /// Fills the list with the moves in `moves`, scored by the threats they
-    /// create, in the given column order (most preferred column first).
+    /// Fills the list with the moves in `moves`, scored as `scoring` says,
+    /// in the given column order (most preferred column first).
     #[inline]
-    pub fn fill(p: &Position, moves: u64, order: &[u64]) -> MoveSorter {
+    pub fn fill(p: &Position, moves: u64, order: &[u64], scoring: Scoring) -> MoveSorter {
         let mut sorter = MoveSorter::new();
         if moves & moves.wrapping_sub(1) == 0 {
             // One move or none: nothing to sort, no threats to count.
@@ -74,7 +102,7 @@ impl MoveSorter {
         for &column in order.iter().rev() {
             let cell = moves & column;
             if cell != 0 {
-                sorter.add(cell, p.threats_after(cell));
+                sorter.add(cell, scoring.score(p, cell));
             }
         }
         sorter
@@ -110,6 +138,30 @@ mod tests {
         assert_eq!(centre_first(7), vec![3, 2, 4, 1, 5, 0, 6]);
         assert_eq!(centre_first(8), vec![4, 3, 5, 2, 6, 1, 7, 0]);
         assert_eq!(centre_first(4), vec![2, 1, 3, 0]);
+    }
+
+    #[test]
+    fn forcing_moves_come_first_among_as_many_threats() {
+        // Moves 211523 (1-based), the first player to move:
+        //   row 1:  X X . . . . .
+        //   row 0:  O X O . O . .
+        // Column 2 (0-based) makes three in row 1, threatening column 3's
+        // row 1, not playable yet; column 1 makes three up column 1,
+        // threatening the cell above, which is. One threat each.
+        let mut p = Position::new(crate::rules::Rules::STANDARD);
+        for c in [1, 0, 0, 4, 1, 2] {
+            p.play(c);
+        }
+        let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
+        let first_two = |scoring| {
+            MoveSorter::fill(&p, p.possible(), &order, scoring)
+                .take(2)
+                .map(|cell| p.column_of(cell))
+                .collect::<Vec<_>>()
+        };
+        // Threats alone: the tie goes to the column nearer the centre.
+        assert_eq!(first_two(Scoring::Threats), vec![2, 1]);
+        assert_eq!(first_two(Scoring::ForcingFirst), vec![1, 2]);
     }
 
     #[test]
