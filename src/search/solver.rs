@@ -52,8 +52,14 @@ const FORCING_FIRST_NODES: u64 = 3_000;
 /// positions of Test_L1_R1, whole process, no book, two threads: 0.28 s
 /// with helpers at once, 0.24 s after 20,000 nodes, 0.20-0.22 s after
 /// 400,000, as on one thread (0.20-0.24 s); Test_L2_R2: 2.45 s, 2.03-2.18
-/// s, one thread 1.98-2.06 s (three interleaved runs each).
-const HELPERS_AFTER_NODES: u64 = 400_000;
+/// s, one thread 1.98-2.06 s (three interleaved runs each). Since the
+/// first helper probes ahead of the main thread (see
+/// [`Solver::follow_probes`]) it pays sooner (search time, two threads,
+/// interleaved runs, after 400,000 / 100,000 / 50,000 nodes): the first
+/// 100 of Test_L1_R2 5.08 / 4.83-4.88 / 4.80-4.86 s, Test_L2_R2 2.21-2.25
+/// / 2.18-2.23 / 2.15-2.18 s, Test_L1_R1 0.156-0.186 / 0.152-0.161 /
+/// 0.154-0.155 s, the first 3 of Test_L1_R3 3.40 / 3.36 / 3.37-3.39 s.
+const HELPERS_AFTER_NODES: u64 = 100_000;
 /// Positions with fewer empty cells than this are deep: each thread keeps
 /// them in a small table of its own ([`DEEP_TABLE_MB`]), the others in the
 /// table the threads share (of the size asked for). Deep positions are
