@@ -1018,6 +1018,17 @@ impl Solver {
         (lo, hi, hint)
     }
 
+    /// How the search orders a node's moves now (see
+    /// [`FORCING_FIRST_NODES`]).
+    #[inline(always)]
+    fn scoring(&self) -> Scoring {
+        if self.budget.nodes() < FORCING_FIRST_NODES {
+            Scoring::ForcingFirst
+        } else {
+            Scoring::Threats
+        }
+    }
+
     /// Fail-soft negamax with alpha-beta.
     ///
     /// Contract: `p` is not over and the side to move cannot win at once
@@ -1079,12 +1090,7 @@ impl Solver {
         let mut best = i32::MIN;
         let mut best_cell = 0;
         let first = hint.map_or(0, |c| moves & p.column_mask(c));
-        let scoring = if self.budget.nodes() < FORCING_FIRST_NODES {
-            Scoring::ForcingFirst
-        } else {
-            Scoring::Threats
-        };
-        let rest = MoveSorter::fill(p, moves & !first, &self.order, scoring);
+        let rest = MoveSorter::fill(p, moves & !first, &self.order, self.scoring());
         for cell in (first != 0).then_some(first).into_iter().chain(rest) {
             let mut child = *p;
             child.play_cell(cell);
