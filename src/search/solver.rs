@@ -505,9 +505,11 @@ impl Solver {
     /// `(med, med + 1)` (see [`window_beside`]), from the bounds on `p`'s
     /// score that the rules, the book and the table prove now.
     fn window_ahead(&self, p: &Position, med: i32) -> Option<i32> {
+        // The range the other thread narrows (see `solve_alone`), cut by
+        // what is proven now.
         let (lower, upper) = self.proven_bounds(p);
-        let min = lower.map_or(score::loss_next(p), |l| l.max(score::loss_next(p)));
-        let max = upper.map_or(score::win_now(p), |u| u.min(score::win_now(p)));
+        let min = score::loss_next(p).max(lower.unwrap_or(i32::MIN));
+        let max = score::win_now(p).min(upper.unwrap_or(i32::MAX));
         window_beside(min, max, med)
     }
 
