@@ -105,6 +105,9 @@ pub struct Engine {
     searcher_answers: bool,
     /// Whether the running (or last) search has no limit at all.
     unbounded: bool,
+    /// The book the searcher uses, kept here too so that `hello` never
+    /// waits for a running search to hand the players back.
+    book: Option<Arc<Book>>,
     /// The players when idle; `None` while a search holds them.
     players: Option<Players>,
     /// The search thread, started on first use.
@@ -160,13 +163,15 @@ struct Worker {
 impl Engine {
     /// An engine on the standard empty board with a `hash_mb` MiB table.
     pub fn new(hash_mb: usize) -> Engine {
+        let searcher = Searcher::new(hash_mb);
         Engine {
             game: Game::new(Rules::STANDARD),
             hash_mb: Arc::new(AtomicUsize::new(hash_mb)),
             searcher_answers: true,
             unbounded: false,
+            book: searcher.book().cloned(),
             players: Some(Players {
-                searcher: Searcher::new(hash_mb),
+                searcher,
                 agent: None,
                 own: Limits::none(),
             }),
@@ -207,10 +212,15 @@ impl Engine {
     fn players(&mut self) -> &mut Players {
         self.reclaim();
         let hash_mb = self.hash_mb.load(Ordering::Relaxed);
-        self.players.get_or_insert_with(|| Players {
-            searcher: Searcher::new(hash_mb),
-            agent: None,
-            own: Limits::none(),
+        let book = &self.book;
+        self.players.get_or_insert_with(|| {
+            let mut searcher = Searcher::new(hash_mb);
+            searcher.set_book(book.clone());
+            Players {
+                searcher,
+                agent: None,
+                own: Limits::none(),
+            }
         })
     }
 
@@ -224,12 +234,13 @@ impl Engine {
     pub fn set_book(&mut self, on: bool) {
         self.stop();
         let book = on.then(Book::shipped);
+        self.book.clone_from(&book);
         self.players().searcher.set_book(book);
     }
 
-    /// The book in use, if any.
-    pub fn book(&mut self) -> Option<Arc<Book>> {
-        self.players().searcher.book().cloned()
+    /// The book in use, if any; answered at once, even while a search runs.
+    pub fn book(&self) -> Option<Arc<Book>> {
+        self.book.clone()
     }
 
     /// The names of the agents a spec may start with.

@@ -265,6 +265,41 @@ fn quit_during_a_search_answers_it_first() {
     assert!(status.success() && rest.is_empty());
 }
 
+#[test]
+fn hello_ping_and_stop_never_wait_for_an_infinite_search() {
+    let mut e = Driver::start();
+    e.send(r#"{"cmd":"setoption","name":"info","value":false}"#);
+    e.recv_final();
+    // A large board: the search would run for hours.
+    e.send(r#"{"cmd":"newgame","rules":{"columns":9,"rows":6,"inarow":4}}"#);
+    e.recv_final();
+    e.send(r#"{"cmd":"go","infinite":true,"id":"search"}"#);
+    e.send(r#"{"cmd":"hello","id":"hello"}"#);
+    assert!(
+        matches!(e.recv_final(), Reply::Hello { id: Some(Id::Text(t)), .. } if t == "hello"),
+        "{:?}",
+        e.log
+    );
+    e.send(r#"{"cmd":"ping","id":"ping"}"#);
+    assert_eq!(
+        e.recv_final(),
+        Reply::Pong {
+            id: Some(Id::Text("ping".into()))
+        }
+    );
+    e.send(r#"{"cmd":"hello","id":"again"}"#);
+    assert!(matches!(e.recv_final(), Reply::Hello { .. }), "{:?}", e.log);
+    e.send(r#"{"cmd":"stop","id":"stop"}"#);
+    assert!(
+        matches!(e.recv_final(), Reply::Bestmove { id: Some(Id::Text(t)), .. } if t == "search"),
+        "{:?}",
+        e.log
+    );
+    assert!(matches!(e.recv_final(), Reply::Ok { .. }), "{:?}", e.log);
+    let (rest, status) = e.finish();
+    assert!(status.success() && rest.is_empty(), "{rest:?}");
+}
+
 /// Random and mutated lines: broken JSON, wrong types, huge numbers, deep
 /// nesting, control characters, invalid UTF-8.
 fn garbage(rng: &mut StdRng) -> Vec<u8> {
