@@ -245,7 +245,7 @@ impl Figure {
     /// Writes the figure as an SVG file.
     pub fn save(&self, path: &Path) -> Result<(), PlotError> {
         let text = self.svg()?;
-        std::fs::write(path, text).map_err(|error| PlotError::Io {
+        crate::atomic_file::write(path, text).map_err(|error| PlotError::Io {
             path: path.to_path_buf(),
             error,
         })
