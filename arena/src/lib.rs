@@ -32,6 +32,7 @@ pub mod live;
 pub mod log;
 pub mod memory_watch;
 pub mod merge;
+pub mod outputs;
 pub mod play;
 pub mod process;
 pub mod results;

@@ -83,6 +83,16 @@ fn engines_and_pairings(games: &[GameLine]) -> (Vec<String>, Vec<(usize, usize)>
 
 /// Merges the logs and prints (and writes) their results.
 pub fn run(options: &MergeOptions) -> Result<ExitCode> {
+    options
+        .logs
+        .iter()
+        .fold(crate::outputs::Files::new(), |f, log| {
+            f.input("the log", Some(log))
+        })
+        .output("--summary", options.summary)
+        .output("--csv", options.csv)
+        .output("--plot", options.plot)
+        .check()?;
     let (games, duplicates) = read_logs(options.logs)?;
     if games.is_empty() {
         bail!("the logs hold no games");

@@ -157,11 +157,11 @@ pub fn write_outputs(
     csv: Option<&Path>,
 ) -> Result<()> {
     if let Some(path) = summary {
-        std::fs::write(path, results.summary_json())
+        connect4::atomic_file::write(path, results.summary_json())
             .with_context(|| format!("writing the summary {}", path.display()))?;
     }
     if let Some(path) = csv {
-        std::fs::write(path, results.csv())
+        connect4::atomic_file::write(path, results.csv())
             .with_context(|| format!("writing the CSV {}", path.display()))?;
     }
     Ok(())
@@ -547,6 +547,7 @@ pub fn run_games(
     args: &RunArgs,
     sprt: Option<Sprt>,
 ) -> Result<ExitCode> {
+    run_files(specs, args).check()?;
     let plan = Plan::new(specs, mode, args)?;
     // The log is locked before it is read, so that two runs never share it
     // (a check only reads it).
@@ -610,6 +611,23 @@ pub fn run_games(
     }
     let decided = recorder.live.verdict();
     report_run(&plan, args, sprt, recorder.games, decided, &speed)
+}
+
+/// The files a run reads (the log, the openings, the engines' own files)
+/// and writes (the log's stderr file and the outputs asked for).
+fn run_files(specs: &[EngineSpec], args: &RunArgs) -> crate::outputs::Files {
+    let stderr = args.log.as_deref().map(StderrLog::path_beside);
+    let files = crate::outputs::Files::new()
+        .input("--log", args.log.as_deref())
+        .input("--openings", args.openings.as_deref());
+    specs
+        .iter()
+        .fold(files, crate::outputs::Files::engine)
+        .output("the engines' stderr file", stderr.as_deref())
+        .output("--debug", args.debug.as_deref())
+        .output("--summary", args.summary.as_deref())
+        .output("--csv", args.csv.as_deref())
+        .output("--plot", args.plot.as_deref())
 }
 
 /// With `--serve PORT`, serves the page that follows the run (from its log

@@ -68,9 +68,7 @@ pub struct StderrLog {
 impl StderrLog {
     /// The stderr file for the game log `log`: `LOG.stderr`, appended to.
     pub fn beside(log: &Path) -> Result<StderrLog> {
-        let mut path = log.as_os_str().to_owned();
-        path.push(".stderr");
-        let path = PathBuf::from(path);
+        let path = StderrLog::path_beside(log);
         let file = File::options()
             .create(true)
             .append(true)
@@ -80,6 +78,13 @@ impl StderrLog {
             path,
             file: Mutex::new(file),
         })
+    }
+
+    /// The name of the stderr file for the game log `log`.
+    pub fn path_beside(log: &Path) -> PathBuf {
+        let mut path = log.as_os_str().to_owned();
+        path.push(".stderr");
+        PathBuf::from(path)
     }
 
     /// Where it is.

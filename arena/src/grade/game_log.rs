@@ -8,6 +8,7 @@
 //! the next one, like the results; a file that holds the games of a match,
 //! a tournament or an experiment is never replaced.
 
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -19,19 +20,54 @@ use crate::log::GameLine;
 pub const RUN: &str = "grade";
 
 /// Refuses to write over `path` when it is something else than a grading
-/// log: not a regular file (the log reader refuses it), or a log of
-/// another run's games.
+/// log: not a regular file, a file with a line that is not a grading's
+/// game (a policy's source, a config, a match's log), or a log of another
+/// run's games. A missing or empty file may be written.
 pub fn check(path: &Path) -> Result<()> {
-    let games = crate::log::read(path)?;
-    if let Some(other) = games.iter().find(|g| g.run != RUN) {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading --log {}", path.display())),
+    };
+    if !meta.is_file() {
         anyhow::bail!(
-            "--log {}: the file holds the games of another run (game {}: {} vs {}), which a \
-             grading would replace; give another --log",
-            path.display(),
-            other.game,
-            other.first,
-            other.second
+            "--log {} is not a regular file; give the path of a file to create",
+            path.display()
         );
+    }
+    let file =
+        std::fs::File::open(path).with_context(|| format!("reading --log {}", path.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(crate::log::MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("reading --log {}", path.display()))?;
+        if n == 0 {
+            return Ok(());
+        }
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<GameLine>(&line) {
+            Ok(game) if game.run == RUN => {}
+            Ok(other) => anyhow::bail!(
+                "--log {}: the file holds the games of another run (game {}: {} vs {}), which a \
+                 grading would replace; give another --log",
+                path.display(),
+                other.game,
+                other.first,
+                other.second
+            ),
+            Err(_) => anyhow::bail!(
+                "--log {}: line {number} is not a game of a grading log, so the file is not \
+                 one that a grading may replace; give another --log",
+                path.display()
+            ),
+        }
     }
     Ok(())
 }

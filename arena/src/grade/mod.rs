@@ -137,6 +137,12 @@ pub struct Args {
 /// that Gradescope shows the student a message and not a missing file.
 pub fn run(args: &Args) -> Result<ExitCode> {
     let started = Instant::now();
+    // Checked before anything is written: the results must not replace
+    // the config or the student's own files.
+    grade_files(args).check()?;
+    if let Some(log) = &args.log {
+        game_log::check(log)?;
+    }
     let results_dir = args
         .results
         .parent()
@@ -185,6 +191,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             report::write(&failed, &args.results)?;
             Err(e)
         }
+    }
+}
+
+/// The files a grading reads (the config, the engine's files, the
+/// submission) and writes (the results, the games).
+fn grade_files(args: &Args) -> crate::outputs::Files {
+    let files = crate::outputs::Files::new()
+        .input("--config", args.config.as_deref())
+        .input_folder("--submission", args.submission.as_deref())
+        .output("--results", Some(&args.results))
+        .output("--log", args.log.as_deref());
+    match &args.engine {
+        Some(spec) => files.engine(spec),
+        None => files,
     }
 }
 

@@ -30,6 +30,13 @@ pub struct Args {
 
 /// Writes the report.
 pub fn run(args: &Args) -> Result<ExitCode> {
+    args.logs
+        .iter()
+        .fold(crate::outputs::Files::new(), |f, log| {
+            f.input("the log", Some(log))
+        })
+        .output("--html", Some(&args.html))
+        .check()?;
     let library = Library::load(&args.logs)?;
     let logs = library.logs();
     let total: usize = logs.iter().map(|(_, games)| games.len()).sum();
