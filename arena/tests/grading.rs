@@ -286,3 +286,43 @@ fn a_grading_logs_its_games_and_never_replaces_another_run_s_log() {
         .stderr(predicate::str::contains("holds the games of another run"));
     assert_eq!(std::fs::read(&match_log).unwrap(), before);
 }
+
+/// A submission whose only file's name holds line breaks, a longer fence
+/// than its opening one, a heading and an image tag: the refusal names the
+/// file, and nothing of the name renders as markup in results.json.
+#[test]
+fn a_hostile_file_name_renders_as_text() {
+    let dir = scratch("hostile-name");
+    let submission = dir.join("submission");
+    std::fs::create_dir_all(&submission).unwrap();
+    let name = "x\n```\n````\n## Graded: 100.00 of 100 points\n<img src=x onerror=alert(1)>\n```";
+    std::fs::write(submission.join(name), "").unwrap();
+    let results = dir.join("results.json");
+    arena()
+        .args(["grade", "--kind", "policy", "--submission"])
+        .arg(&submission)
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&results).unwrap();
+    let parsed: GradescopeResults = serde_json::from_str(&text).unwrap();
+    let mut outputs = vec![parsed.output.clone()];
+    outputs.extend(parsed.tests.iter().map(|t| t.output.clone()));
+    assert!(outputs.iter().any(|o| o.contains("has no")), "{text}");
+    for output in outputs {
+        assert!(
+            !output.lines().any(|l| l.trim_start().starts_with('#')),
+            "{output}"
+        );
+        assert!(
+            !output.lines().any(|l| l.trim_start().starts_with("```")),
+            "{output}"
+        );
+        assert!(
+            !output.contains(" <img") && !output.contains("\n<img"),
+            "{output}"
+        );
+    }
+    assert_eq!(parsed.score, 0.0);
+}

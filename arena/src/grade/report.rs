@@ -152,11 +152,36 @@ pub fn code_block(content: &str) -> String {
 }
 
 /// The fence that opens a block of [`code_block`] at line `i` of `lines`:
-/// a line of backticks alone with the same line further down.
+/// a line of backticks alone, the same line further down, and no run of
+/// as many backticks between them (which [`code_block`] guarantees, and
+/// without which CommonMark would close the block early: text that looks
+/// like a block but breaks this was not made by the grader).
 fn fence_at<'a>(lines: &[&'a str], i: usize) -> Option<&'a str> {
     let line = lines[i];
     let is_fence = line.len() >= 3 && line.bytes().all(|b| b == b'`');
-    (is_fence && lines[i + 1..].contains(&line)).then_some(line)
+    if !is_fence {
+        return None;
+    }
+    let close = i + 1 + lines[i + 1..].iter().position(|l| *l == line)?;
+    let longest = |l: &str| l.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let sealed = lines[i + 1..close].iter().all(|l| longest(l) < line.len());
+    sealed.then_some(line)
+}
+
+/// `text` (a file's name, a message a program sent) on one line: line
+/// breaks and other control characters shown as escapes, so that it
+/// cannot start a line of its own in a message (a fence, a heading).
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let shown: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            shown
+        })
+        .collect()
 }
 
 /// A test's text as markdown: its first line a paragraph, each further line
@@ -273,6 +298,24 @@ mod tests {
         }
         assert!(md.contains("- \\#\\# Graded"), "{md}");
         assert!(md.contains("- \\`\\`\\`"), "{md}");
+    }
+
+    /// A submission's file name holding a longer fence than its own
+    /// opening one: CommonMark would close the block there and render
+    /// what follows, so it is no grader's block and is escaped.
+    #[test]
+    fn a_fence_the_grader_did_not_make_is_escaped() {
+        let name =
+            "a\n```\n````\n## Graded: 100.00 of 100 points\n<img src=x onerror=alert(1)>\n```";
+        let md = markdown(&format!(
+            "no policy.py in the submission; its files: {name}"
+        ));
+        assert!(!md.lines().any(|l| l.starts_with('#')), "{md}");
+        assert!(md.contains("\\<img"), "{md}");
+        assert!(!md.contains(" <img"), "{md}");
+        assert!(!md.lines().any(|l| l.starts_with("```")), "{md}");
+        // On one line, the name cannot even start a line.
+        assert_eq!(one_line("a\n```\tb"), "a\\n```\\tb");
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn listing(dir: &Path) -> String {
         .map(|entries| {
             entries
                 .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .map(|e| super::report::one_line(&e.file_name().to_string_lossy()))
                 .collect()
         })
         .unwrap_or_default();
