@@ -47,17 +47,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             source.display()
         );
     }
-    let visible = args.config.as_deref().map(visible_tests).transpose()?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
+    let visible = args
+        .config
+        .as_deref()
+        .map(|config| visible_tests(config, &args.out))
+        .transpose()?;
     stage_bridges(&source)?;
     build_wheel(&args.maturin, &kit, &args.out)?;
     if let Some(text) = &visible {
         let path = args.out.join("visible-tests.toml");
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        connect4::atomic_file::write(&path, text)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     let readme = args.out.join("README.txt");
-    std::fs::write(&readme, readme_text(visible.is_some()))
+    connect4::atomic_file::write(&readme, readme_text(visible.is_some()))
         .with_context(|| format!("writing {}", readme.display()))?;
     println!(
         "wrote the kit in {}: the wheel, {}README.txt; students install it with \
@@ -123,10 +128,15 @@ fn build_wheel(maturin: &str, kit: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The instructor's config with its visible tests only, as TOML: hidden
-/// tests and those seen later stay out, and so do tests whose opponent is
-/// one of the instructor's files (not in the kit).
-fn visible_tests(path: &Path) -> Result<String> {
+/// The instructor's config with its visible tests only, as TOML, for a
+/// kit written to `out`: hidden tests and those seen later stay out, and
+/// so do tests whose opponent is one of the instructor's programs (not in
+/// the kit). Each test kept carries its own seed (so it plays exactly the
+/// games Gradescope plays, whatever tests are left out, and the grading's
+/// seed, which the hidden tests' games come from, stays out); an agent's
+/// weights or model file is copied into `out/opponents/` and named
+/// relative to the kit.
+pub fn visible_tests(path: &Path, out: &Path) -> Result<String> {
     let config = Config::load(path)?;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -137,15 +147,14 @@ fn visible_tests(path: &Path) -> Result<String> {
         Some(toml::Value::Array(tests)) => tests,
         _ => Vec::new(),
     };
-    let kept: Vec<toml::Value> = tests
-        .into_iter()
-        .zip(&config.tests)
-        .filter(|(_, test)| {
-            test.visibility == crate::grade::config::Visibility::Visible
-                && !test.opponent.as_ref().is_some_and(|o| o.is_a_file())
-        })
-        .map(|(raw, _)| raw)
-        .collect();
+    let mut kept = Vec::new();
+    for (raw, test) in tests.into_iter().zip(&config.tests) {
+        let visible = test.visibility == crate::grade::config::Visibility::Visible;
+        if !visible || test.opponent.as_ref().is_some_and(|o| o.is_a_file()) {
+            continue;
+        }
+        kept.push(kit_test(raw, test, &config, out)?);
+    }
     if kept.is_empty() {
         bail!(
             "{}: no visible test with a built-in opponent to put in the kit",
@@ -158,6 +167,9 @@ fn visible_tests(path: &Path) -> Result<String> {
     if let Some(toml::Value::Table(submission)) = table.get_mut("submission") {
         submission.remove("python_path");
     }
+    if let Some(toml::Value::Table(grading)) = table.get_mut("grading") {
+        grading.remove("seed");
+    }
     table.remove("leaderboard");
     let body = toml::to_string(&table).context("writing the visible tests")?;
     let text = format!(
@@ -165,9 +177,69 @@ fn visible_tests(path: &Path) -> Result<String> {
          #   connect4-arena grade --config visible-tests.toml --submission YOUR-FOLDER\n{body}"
     );
     // What a student runs must load.
-    Config::parse(&text, Path::new("visible-tests.toml"), PathBuf::from("."))
+    let kit = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    Config::parse(&text, Path::new("visible-tests.toml"), kit)
         .context("the visible tests do not load as a config (please report it)")?;
     Ok(text)
+}
+
+/// One visible test as the kit writes it: its seed given, its opponent's
+/// files copied into `out/opponents/`.
+fn kit_test(
+    raw: toml::Value,
+    test: &crate::grade::config::Test,
+    config: &Config,
+    out: &Path,
+) -> Result<toml::Value> {
+    let toml::Value::Table(mut raw) = raw else {
+        bail!("test \"{}\" is not a table", test.name);
+    };
+    let seed = i64::try_from(config.test_seed(test)).context("a test's seed over 2^63")?;
+    raw.insert("seed".into(), toml::Value::Integer(seed));
+    if let Some(crate::grade::config::Opponent::Agent(spec)) = &test.opponent {
+        let mut failed = None;
+        let rewritten = crate::grade::config::map_files(spec, |file| {
+            match copy_opponent_file(Path::new(file), out) {
+                Ok(name) => name,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    file.to_string()
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        raw.insert("opponent".into(), toml::Value::String(rewritten));
+    }
+    Ok(toml::Value::Table(raw))
+}
+
+/// Copies an opponent's file into `out/opponents/`; its name there,
+/// relative to the kit.
+fn copy_opponent_file(file: &Path, out: &Path) -> Result<String> {
+    let name = file
+        .file_name()
+        .with_context(|| format!("the opponent's file {} has no name", file.display()))?;
+    let folder = out.join("opponents");
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let to = folder.join(name);
+    let bytes = std::fs::read(file)
+        .with_context(|| format!("reading the opponent's file {}", file.display()))?;
+    if std::fs::read(&to).is_ok_and(|there| there != bytes) {
+        bail!(
+            "two opponents' files are called {}: rename one so that both fit in the kit's \
+             opponents/ folder",
+            name.to_string_lossy()
+        );
+    }
+    connect4::atomic_file::write(&to, bytes).with_context(|| {
+        format!(
+            "copying the opponent's file {} into the kit",
+            file.display()
+        )
+    })?;
+    Ok(format!("opponents/{}", name.to_string_lossy()))
 }
 
 /// The kit's README.

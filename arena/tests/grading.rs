@@ -326,3 +326,73 @@ fn a_hostile_file_name_renders_as_text() {
     }
     assert_eq!(parsed.score, 0.0);
 }
+
+/// The kit's visible tests score exactly what Gradescope's visible tests
+/// score, though a hidden test comes first in the instructor's config; the
+/// kit carries neither the grading's seed nor a path of the instructor's
+/// machine (an opponent's weights file is copied into the kit).
+#[test]
+fn the_kit_s_visible_tests_score_what_gradescope_s_score() {
+    let dir = scratch("kit-visible");
+    let instructor = dir.join("instructor");
+    std::fs::create_dir_all(&instructor).unwrap();
+    let weights = instructor.join("tuned.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/experiments/D-tuned.json"),
+        &weights,
+    )
+    .unwrap();
+    let opponent = format!(
+        "alphabeta:depth=2,eval=features,weights={}",
+        weights.display()
+    );
+    let config = instructor.join("grader.toml");
+    let test = |kind: &str, name: &str, visibility: &str, extra: &str| {
+        format!(
+            "[[test]]\nkind = \"{kind}\"\nname = \"{name}\"\nvisibility = \"{visibility}\"\n{extra}\n"
+        )
+    };
+    let openings = format!("opponent = \"{opponent}\"\ngames = 2\nplies = 4");
+    let text = [
+        "[submission]\nkind = \"engine\"\n[grading]\nseed = 7\n".to_string(),
+        test("tactics", "Hidden tactics", "hidden", "positions = 2"),
+        test("openings", "Hidden openings", "hidden", &openings),
+        test("tactics", "Tactics", "visible", "positions = 2"),
+        test("openings", "Openings", "visible", &openings),
+    ]
+    .concat();
+    std::fs::write(&config, text).unwrap();
+    let kit = dir.join("kit");
+    std::fs::create_dir_all(&kit).unwrap();
+    let visible = connect4_arena::kit::visible_tests(&config, &kit).unwrap();
+    assert!(
+        !visible.contains(&instructor.display().to_string()),
+        "{visible}"
+    );
+    assert!(!visible.contains("seed = 7"), "{visible}");
+    assert!(!visible.contains("Hidden"), "{visible}");
+    assert!(kit.join("opponents/tuned.json").is_file());
+    std::fs::write(kit.join("visible-tests.toml"), &visible).unwrap();
+    let student = "name=student,cmd=self,option.agent='random:seed=3'";
+    let full = grade_with(
+        &dir.join("full.json"),
+        student,
+        &["--config", config.to_str().unwrap()],
+    );
+    let own = grade_with(
+        &dir.join("own.json"),
+        student,
+        &["--config", kit.join("visible-tests.toml").to_str().unwrap()],
+    );
+    for name in ["Tactics", "Openings"] {
+        let find = |r: &GradescopeResults| {
+            r.tests
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("{name} missing: {r:?}"))
+                .clone()
+        };
+        let (a, b) = (find(&full), find(&own));
+        assert_eq!((a.score, &a.output), (b.score, &b.output), "{name}");
+    }
+}

@@ -73,11 +73,11 @@ pub fn check(path: &Path) -> Result<()> {
 }
 
 /// Every game of `played`, the student's engine named `student`.
-pub fn lines(played: &[Played], student: &str, seed: u64) -> Vec<GameLine> {
+pub fn lines(played: &[Played], student: &str) -> Vec<GameLine> {
     let mut lines: Vec<GameLine> = Vec::new();
     for test in played {
         let next = lines.len() as u64 + 1;
-        lines.extend(test.lines(student, seed, next));
+        lines.extend(test.lines(student, next));
     }
     lines
 }

@@ -121,12 +121,15 @@ pub struct Played {
     stopped: Option<String>,
     /// How the output speaks to the student.
     terms: Terms,
+    /// The test's seed (each game's `newgame` seed).
+    seed: u64,
 }
 
 impl Played {
     /// The games as a game log's lines, numbered from `first_number` on in
     /// the order they were scheduled; the student's engine is `student`.
-    pub fn lines(&self, student: &str, seed: u64, first_number: u64) -> Vec<GameLine> {
+    pub fn lines(&self, student: &str, first_number: u64) -> Vec<GameLine> {
+        let seed = self.seed;
         let name = |engine: usize| {
             if engine == 0 {
                 student.to_string()
@@ -295,7 +298,7 @@ impl Grader<'_> {
             let Some(opponent) = &test.opponent else {
                 continue;
             };
-            let spec = self.opponent_spec(opponent);
+            let spec = self.opponent_spec(test, opponent);
             if !checked.insert(spec.text.clone()) {
                 continue;
             }
@@ -312,11 +315,11 @@ impl Grader<'_> {
         Ok(())
     }
 
-    /// How `opponent` starts: random opponents get the grading's seed.
-    fn opponent_spec(&self, opponent: &Opponent) -> EngineSpec {
+    /// How `opponent` starts: random opponents get the test's seed.
+    fn opponent_spec(&self, test: &Test, opponent: &Opponent) -> EngineSpec {
         let seeded = match opponent {
             Opponent::Agent(a) if a == "random" => {
-                Opponent::Agent(format!("random:seed={}", self.config.grading.seed))
+                Opponent::Agent(format!("random:seed={}", self.config.test_seed(test)))
             }
             other => other.clone(),
         };
@@ -338,11 +341,11 @@ impl Grader<'_> {
         let mut streak = Streak::default();
         let config = RunConfig {
             rules: Rules::STANDARD,
-            specs: vec![self.student.clone(), self.opponent_spec(opponent)],
+            specs: vec![self.student.clone(), self.opponent_spec(test, opponent)],
             concurrency: self.concurrency,
             margin: self.margin,
             adjudicate: None,
-            seed: self.config.grading.seed,
+            seed: self.config.test_seed(test),
             stderr_log: None,
             max_move_time: crate::play::MAX_MOVE_TIME,
             debug: None,
@@ -404,6 +407,7 @@ impl Grader<'_> {
             given_up: if streak.full() { 0 } else { todo.len() },
             stopped,
             terms: self.terms,
+            seed: self.config.test_seed(test),
         });
     }
 
@@ -468,7 +472,7 @@ impl Grader<'_> {
             plies: test.plies,
             all: false,
             undecided: None,
-            seed: self.config.grading.seed,
+            seed: self.config.test_seed(test),
         };
         let openings = schedule::openings(Rules::STANDARD, &source, pairs)?;
         let values = opening_values(&openings);

@@ -296,7 +296,9 @@ fn config(args: &Args) -> Result<Config> {
             TestKind::Compliance | TestKind::Discipline => {}
         }
     }
-    config.grading.seed = args.seed.unwrap_or(config.grading.seed);
+    if let Some(seed) = args.seed {
+        config.reseed(seed);
+    }
     config.margin_ms = args.time_margin.unwrap_or(config.margin_ms);
     Ok(config)
 }
@@ -463,7 +465,7 @@ fn run_tests(
     grader.check_opponents()?;
     let mut outcomes: Vec<Option<TestOutcome>> = Vec::new();
     let mut tactic_forfeits = Vec::new();
-    for (i, test) in config.tests.iter().enumerate() {
+    for test in &config.tests {
         let outcome = match test.kind {
             TestKind::Wins => Some(grader.wins(test)),
             TestKind::Openings => Some(grader.openings(test)?),
@@ -474,7 +476,7 @@ fn run_tests(
                     margin,
                     &test.tactics,
                     test.positions,
-                    config.grading.seed + 10 * i as u64,
+                    config.test_seed(test),
                     grader.terms,
                 );
                 tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
@@ -497,7 +499,7 @@ fn run_tests(
         .map(|(test, o)| o.unwrap_or_else(|| grader.discipline(test, &tactic_forfeits)))
         .collect();
     if let Some(path) = &args.log {
-        let lines = game_log::lines(&grader.played, &grader.student.name, config.grading.seed);
+        let lines = game_log::lines(&grader.played, &grader.student.name);
         // The grade stands without its games' log.
         match game_log::write(path, &lines) {
             Ok(()) => eprintln!("grade: wrote {} game(s) to {}", lines.len(), path.display()),

@@ -19,7 +19,7 @@ pub use sections::{
     DEFAULT_TESTS, Grading, LeaderboardEntry, Metric, Order, Scoring, Side, StudentLimits,
     Submission, SubmissionKind, Tactic, Test, TestKind, Time, UnknownKind, Visibility,
 };
-pub use specs::{Opponent, OpponentError, bridge_spec, program_spec};
+pub use specs::{FILE_PARAMS, Opponent, OpponentError, bridge_spec, map_files, program_spec};
 
 use sections::RawConfig;
 
@@ -136,6 +136,26 @@ impl Config {
             .collect()
     }
 
+    /// The seed of `test`'s openings, positions and random opponents: its
+    /// own `seed`, or one derived from the grading's seed and the test's
+    /// name. So a test's games do not move when another test is added or
+    /// dropped, and a test's seed (which the students' kit carries for the
+    /// visible tests) does not tell the grading's seed, nor the hidden
+    /// tests' seeds.
+    pub fn test_seed(&self, test: &Test) -> u64 {
+        test.seed
+            .unwrap_or_else(|| derived_seed(self.grading.seed, &test.name))
+    }
+
+    /// A grading seed given on the command line: every test's seed is
+    /// derived from it, the config's own test seeds set aside.
+    pub fn reseed(&mut self, seed: u64) {
+        self.grading.seed = seed;
+        for test in &mut self.tests {
+            test.seed = None;
+        }
+    }
+
     /// The clock part of the student's spec: `movetime=MS`, or a clock
     /// starting at the bank and gaining `move_ms` a move.
     pub fn clock_spec(&self) -> String {
@@ -149,6 +169,20 @@ impl Config {
             )
         }
     }
+}
+
+/// A test's seed from the grading's seed and its name: the first 63 bits
+/// of their SHA-256 (TOML's integers are signed 64-bit), which cannot be
+/// turned back into the grading's seed.
+fn derived_seed(grading_seed: u64, name: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"connect4-grade-test-seed\0");
+    hash.update(grading_seed.to_le_bytes());
+    hash.update(name.as_bytes());
+    let digest = hash.finalize();
+    let bytes: [u8; 8] = digest[..8].try_into().expect("32 bytes");
+    u64::from_le_bytes(bytes) >> 1
 }
 
 /// `raw` with the standard tests when it lists none (and their leaderboard

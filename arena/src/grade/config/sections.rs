@@ -304,6 +304,7 @@ pub(super) struct RawTest {
     pub(super) tactics: Option<Vec<Tactic>>,
     pub(super) pass_rate: Option<f64>,
     pub(super) scoring: Option<Scoring>,
+    pub(super) seed: Option<u64>,
 }
 
 /// One test, checked and with its defaults filled in.
@@ -334,6 +335,10 @@ pub struct Test {
     pub pass_rate: f64,
     /// How the share becomes points.
     pub scoring: Scoring,
+    /// The test's own seed, if the config gives one; otherwise
+    /// [`super::Config::test_seed`] derives it from the grading's seed and
+    /// the test's name.
+    pub seed: Option<u64>,
 }
 
 /// What a leaderboard column shows.

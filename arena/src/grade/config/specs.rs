@@ -49,6 +49,40 @@ pub enum Opponent {
     Kaggle(PathBuf),
 }
 
+/// The parameters of an agent's spec that name a file.
+pub const FILE_PARAMS: [&str; 2] = ["weights", "model"];
+
+/// An agent's spec with each relative file parameter (`weights=`,
+/// `model=`) resolved against `base`, as the other opponents' files are.
+fn files_from(text: &str, base: &Path) -> String {
+    map_files(text, |value| {
+        let path = Path::new(value);
+        if path.is_absolute() {
+            value.to_string()
+        } else {
+            base.join(path).display().to_string()
+        }
+    })
+}
+
+/// An agent's spec (`name:key=value,...`) with `f` applied to the value
+/// of each file parameter.
+pub fn map_files(text: &str, mut f: impl FnMut(&str) -> String) -> String {
+    let Some((name, params)) = text.split_once(':') else {
+        return text.to_string();
+    };
+    let params: Vec<String> = params
+        .split(',')
+        .map(|param| match param.split_once('=') {
+            Some((key, value)) if FILE_PARAMS.contains(&key.trim()) => {
+                format!("{key}={}", f(value.trim()))
+            }
+            _ => param.to_string(),
+        })
+        .collect();
+    format!("{name}:{}", params.join(","))
+}
+
 impl Opponent {
     /// Whether it is one of the instructor's files (an engine, a policy, an
     /// agent), not a player this program has.
@@ -97,11 +131,12 @@ impl Opponent {
                 .ok_or_else(|| OpponentError::Perfect(text.to_string()))?;
             return Ok(Opponent::Perfect { movetime_ms: ms });
         }
-        connect4::engine::check_player_spec(text).map_err(|reason| OpponentError::Agent {
-            text: text.to_string(),
+        let text = files_from(text, base);
+        connect4::engine::check_player_spec(&text).map_err(|reason| OpponentError::Agent {
+            text: text.clone(),
             reason,
         })?;
-        Ok(Opponent::Agent(text.to_string()))
+        Ok(Opponent::Agent(text))
     }
 
     /// The instructor's file it runs, if it is one.
@@ -115,7 +150,13 @@ impl Opponent {
     /// A short name for test names and messages.
     pub fn label(&self) -> String {
         match self {
-            Opponent::Agent(a) => a.clone(),
+            // A file by its name only: the student sees no path of the
+            // grader's machine.
+            Opponent::Agent(a) => map_files(a, |file| {
+                Path::new(file)
+                    .file_name()
+                    .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
+            }),
             Opponent::Perfect { movetime_ms } => format!("perfect:movetime={movetime_ms}"),
             Opponent::Engine(p, _) | Opponent::Policy(p) | Opponent::Kaggle(p) => p
                 .file_name()

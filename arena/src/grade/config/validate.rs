@@ -166,6 +166,7 @@ fn test(
         tactics,
         pass_rate,
         scoring: t.scoring.unwrap_or(default_scoring),
+        seed: t.seed,
     })
 }
 
