@@ -39,6 +39,7 @@ pub mod results;
 pub mod run;
 pub mod sandbox;
 pub mod schedule;
+pub mod shared_memory;
 pub mod spec;
 pub mod stderr;
 pub mod web;

@@ -3,9 +3,12 @@
 //! `RLIMIT_AS` bounds each process of the student's, not their sum: five
 //! detached processes of 1.8 GB each would hold 9 GB, and the machine's
 //! out-of-memory killer might then take the grader. A [`MemoryWatch`] sums
-//! the resident memory of every process of the user several times a second
-//! and, once the sum passes the limit, kills them all
-//! ([`crate::sandbox::kill_user`]) and counts it, so the grader can say so.
+//! the resident memory of every process of the user and what the user
+//! holds in shared memory (memfds, `/dev/shm`, System V segments:
+//! [`crate::shared_memory`]) several times a second and, once the sum
+//! passes the limit, kills them all ([`crate::sandbox::kill_user`]),
+//! removes the user's `/dev/shm` files and segments, and counts it, so the
+//! grader can say so.
 //!
 //! Pages shared between processes (after a fork) count in each: the sum can
 //! only overstate what the user holds. Between two looks a process may grow
@@ -78,10 +81,11 @@ impl MemoryWatch {
                 // the arena another of them stopped (see
                 // sandbox::kill_stopped_children).
                 crate::sandbox::kill_stopped_children(uid, std::process::id());
-                let held = user_resident_bytes(uid);
+                let held = user_held_bytes(uid);
                 report.peak_bytes = report.peak_bytes.max(held);
                 if held > limit_bytes && uid != 0 {
                     crate::sandbox::kill_user(uid);
+                    crate::shared_memory::clear(uid);
                     report.kills += 1;
                 }
                 std::thread::sleep(Self::PERIOD);
@@ -125,6 +129,16 @@ pub fn user_resident_bytes(uid: u32) -> u64 {
         .into_iter()
         .map(resident_bytes)
         .sum()
+}
+
+/// What user `uid` holds: its live processes' resident memory and its
+/// shared memory ([`crate::shared_memory::held_bytes`]: memfds, `/dev/shm`
+/// files, System V segments), which no process's resident pages show until
+/// it is mapped and touched, and some of which outlives the processes.
+pub fn user_held_bytes(uid: u32) -> u64 {
+    let pids = crate::sandbox::processes_of(uid);
+    let resident: u64 = pids.iter().map(|&pid| resident_bytes(pid)).sum();
+    resident + crate::shared_memory::held_bytes(uid, &pids)
 }
 
 /// The machine's page size, in bytes.

@@ -889,6 +889,44 @@ fn the_memory_of_all_the_students_processes_together_is_bounded() {
     assert!(stderr.contains("kill(s)"), "{stderr}");
 }
 
+/// Issue #42, item 3: memory held outside the processes' resident pages
+/// (a memfd kept open, a file in /dev/shm, a System V segment) counts
+/// against `total_memory_mb`; the processes are killed, and what outlives
+/// them (the /dev/shm file, the segment) is removed.
+#[test]
+fn shared_memory_counts_against_the_total_and_is_removed() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("shared-memory");
+    let config = root.dir.join("grader.toml");
+    std::fs::write(&config, memory_config()).unwrap();
+    root.install(&["--config", config.to_str().unwrap()]);
+    let fake = built("examples/fake_engine");
+    let student = Account::lookup("c4student").unwrap();
+    for mode in ["memfd=768", "devshm=768", "sysv=768"] {
+        let (graded, stderr) = root.grade(&[
+            text("build.sh", "cp prebuilt engine"),
+            program("prebuilt", &fake),
+            text("mode", mode),
+        ]);
+        assert!(
+            graded
+                .output
+                .contains("over the limit of 600 MiB for all of them together"),
+            "{mode}: {}\n{stderr}",
+            graded.output
+        );
+        let files = connect4_arena::shared_memory::held_bytes(student.uid, &[]);
+        assert_eq!(
+            files, 0,
+            "{mode}: the student's user still holds shared memory"
+        );
+        assert!(connect4_arena::shared_memory::segments(student.uid).is_empty());
+        assert!(processes_of("c4student").is_empty());
+    }
+}
+
 /// A student's program that stops its user's processes (`kill-opponent=STOP`
 /// in the test above) may stop one the grader has just forked, before it
 /// runs the program; the grader would wait for it to start for ever. The

@@ -172,6 +172,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 student.name
             );
         }
+        let cleared = crate::shared_memory::clear(student.uid);
+        if cleared != crate::shared_memory::Cleared::default() {
+            eprintln!(
+                "grade: removed {} /dev/shm file(s) and {} shared memory segment(s) of user {}",
+                cleared.files, cleared.segments, student.name
+            );
+        }
     }
     if let Some(r) = reserve {
         r.release();
@@ -252,8 +259,10 @@ impl Isolation {
                 meta.mode() & 0o7777
             );
         }
-        // Left over from an earlier run, they could still act.
+        // Left over from an earlier run, they could still act (and hold
+        // memory the watch would count against this one).
         crate::sandbox::kill_user(student.uid);
+        crate::shared_memory::clear(student.uid);
         Ok(Isolation::On { student, reference })
     }
 
