@@ -120,51 +120,105 @@ pub const MAX_LINE: usize = 1 << 20;
 /// multi-byte character) or is over [`MAX_LINE`] bytes is skipped with a
 /// warning, so its game is played again.
 pub fn read(path: &Path) -> Result<Vec<GameLine>> {
-    check_regular(path)?;
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("reading the log {}", path.display())),
-    };
-    let context = || format!("reading the log {}", path.display());
-    let skip = |number: usize, why: &str| {
-        eprintln!(
-            "connect4-arena: {}:{number}: skipping a line that is not a game ({why})",
-            path.display()
-        );
-    };
-    let mut reader = BufReader::new(file);
-    let mut seen = std::collections::HashSet::new();
+    let mut tail = Tail::default();
     let mut games = Vec::new();
-    let mut line = Vec::new();
-    for number in 1.. {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
+    tail.read_into(path, true, &mut games)?;
+    Ok(games)
+}
+
+/// A log read as it grows: each read takes only the lines added since the
+/// last one, so that a page following a long run does not parse the whole
+/// file again on every request.
+#[derive(Default)]
+pub struct Tail {
+    /// Bytes read so far: the end of the last whole line.
+    offset: u64,
+    /// The line number of the next line (for warnings).
+    line: usize,
+    /// The game numbers read so far.
+    seen: std::collections::HashSet<u64>,
+}
+
+impl Tail {
+    /// Reads the log again from the start on the next read.
+    pub fn restart(&mut self) {
+        *self = Tail::default();
+    }
+
+    /// Appends to `games` the games of the lines added to `path` since the
+    /// last read: whole lines only (a line still being written waits for
+    /// the next read) unless `to_the_end`. A missing file holds no games.
+    /// A file shorter than what was read was replaced: the caller should
+    /// [`Tail::restart`] and read it again ([`TailError`] says so).
+    pub fn read_into(
+        &mut self,
+        path: &Path,
+        to_the_end: bool,
+        games: &mut Vec<GameLine>,
+    ) -> Result<()> {
+        check_regular(path)?;
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e).with_context(|| format!("reading the log {}", path.display())),
+        };
+        let context = || format!("reading the log {}", path.display());
+        let len = file.metadata().with_context(context)?.len();
+        if len < self.offset {
+            return Err(TailError::Shrank.into());
+        }
+        file.seek(std::io::SeekFrom::Start(self.offset))
             .with_context(context)?;
-        if n == 0 {
-            break;
-        }
-        if line.len() > MAX_LINE {
-            reader.skip_until(b'\n').with_context(context)?;
-            skip(number, &format!("over {} MiB", MAX_LINE >> 20));
-            continue;
-        }
-        if line.trim_ascii().is_empty() {
-            continue;
-        }
-        match serde_json::from_slice::<GameLine>(&line) {
-            Ok(g) => {
-                if seen.insert(g.game) {
-                    games.push(g);
-                }
+        let mut reader = BufReader::new(file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader
+                .by_ref()
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .with_context(context)?;
+            if n == 0 || (!to_the_end && line.last() != Some(&b'\n') && line.len() <= MAX_LINE) {
+                return Ok(());
             }
-            Err(e) => skip(number, &e.to_string()),
+            self.line += 1;
+            let mut consumed = n as u64;
+            if line.len() > MAX_LINE {
+                consumed += reader.skip_until(b'\n').with_context(context)? as u64;
+                self.offset += consumed;
+                self.warn(path, &format!("over {} MiB", MAX_LINE >> 20));
+                continue;
+            }
+            self.offset += consumed;
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<GameLine>(&line) {
+                Ok(g) => {
+                    if self.seen.insert(g.game) {
+                        games.push(g);
+                    }
+                }
+                Err(e) => self.warn(path, &e.to_string()),
+            }
         }
     }
-    Ok(games)
+
+    fn warn(&self, path: &Path, why: &str) {
+        eprintln!(
+            "connect4-arena: {}:{}: skipping a line that is not a game ({why})",
+            path.display(),
+            self.line
+        );
+    }
+}
+
+/// Why a [`Tail`] cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum TailError {
+    /// The file is shorter than what was read: it was replaced.
+    #[error("the log is shorter than when it was last read (it was replaced)")]
+    Shrank,
 }
 
 /// A log open for appending, locked against other runs while it is open.

@@ -65,6 +65,9 @@ impl EngineFigures {
     }
 }
 
+/// Engines in a crosstable at most.
+pub const CROSSTABLE_MOST: usize = 40;
+
 /// Everything a run's table shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
@@ -98,6 +101,7 @@ pub fn collect(
             ..EngineFigures::default()
         })
         .collect();
+    let scheduled: std::collections::HashSet<(usize, usize)> = pairings.iter().copied().collect();
     let mut tallies: HashMap<(usize, usize), PairedTally> = HashMap::new();
     let mut watches: HashMap<(usize, usize), SprtWatch> = HashMap::new();
     for g in games {
@@ -106,7 +110,7 @@ pub fn collect(
             continue;
         };
         // The pairing as scheduled decides whose view the tally takes.
-        let (a, b) = if pairings.contains(&(f, s)) {
+        let (a, b) = if scheduled.contains(&(f, s)) {
             (f, s)
         } else {
             (s, f)
@@ -311,15 +315,31 @@ impl Results {
         out
     }
 
-    /// The crosstable's cells, in the order the engines were given: row
-    /// engine's points against the column engine and the games they
-    /// played, `None` where they did not meet.
-    pub fn crosstable_cells(&self) -> Vec<Vec<Option<(f64, u32)>>> {
-        let n = self.engines.len();
-        let index = |name: &str| self.engines.iter().position(|e| e.name == name);
+    /// The engines a crosstable shows, by score (best first): at most
+    /// [`CROSSTABLE_MOST`], so that a log of thousands of names gives a
+    /// table of a readable and bounded size.
+    pub fn crosstable_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.engines.len()).collect();
+        let score = |i: usize| self.engines[i].points / f64::from(self.engines[i].games.max(1));
+        order.sort_by(|&x, &y| score(y).total_cmp(&score(x)));
+        order.truncate(CROSSTABLE_MOST);
+        order
+    }
+
+    /// The crosstable's cells between the engines of `order` (indices in
+    /// the order given), in that order: row engine's points against the
+    /// column engine and the games they played, `None` where they did not
+    /// meet.
+    pub fn crosstable_cells(&self, order: &[usize]) -> Vec<Vec<Option<(f64, u32)>>> {
+        let index: HashMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (self.engines[i].name.as_str(), k))
+            .collect();
+        let n = order.len();
         let mut cells = vec![vec![None; n]; n];
         for p in &self.pairings {
-            let (Some(a), Some(b)) = (index(&p.a), index(&p.b)) else {
+            let (Some(&a), Some(&b)) = (index.get(p.a.as_str()), index.get(p.b.as_str())) else {
                 continue;
             };
             let t = &p.tally;
@@ -331,13 +351,13 @@ impl Results {
     }
 
     /// The crosstable of a tournament: engines by score, each cell the row
-    /// engine's points against the column engine and the games played.
+    /// engine's points against the column engine and the games played (at
+    /// most [`CROSSTABLE_MOST`] engines, and a line says how many more).
     pub fn crosstable(&self) -> String {
-        let mut order: Vec<usize> = (0..self.engines.len()).collect();
+        let order = self.crosstable_order();
         let score = |i: usize| self.engines[i].points / f64::from(self.engines[i].games.max(1));
-        order.sort_by(|&x, &y| score(y).total_cmp(&score(x)));
         let width = self.name_width();
-        let cells = self.crosstable_cells();
+        let cells = self.crosstable_cells(&order);
         let mut out = String::new();
         let _ = write!(
             out,
@@ -358,9 +378,9 @@ impl Results {
                 e.points,
                 100.0 * score(i)
             );
-            for &j in &order {
-                let text = match cells[i][j] {
-                    _ if i == j => "-".to_string(),
+            for (col, _) in order.iter().enumerate() {
+                let text = match cells[rank][col] {
+                    _ if rank == col => "-".to_string(),
                     Some((pts, games)) => format!("{pts}/{games}"),
                     None => ".".to_string(),
                 };
@@ -368,13 +388,27 @@ impl Results {
             }
             let _ = writeln!(out);
         }
+        let hidden = self.engines.len() - order.len();
+        if hidden > 0 {
+            let _ = writeln!(
+                out,
+                "... and {hidden} more engines (the crosstable shows the {CROSSTABLE_MOST} best; \
+                 the standings and ratings list every engine)"
+            );
+        }
         out
     }
 
     /// The rating list of three or more engines: maximum-likelihood Elo
     /// over every game, best first, with 95% intervals.
     pub fn rating_list(&self) -> Vec<RatingEntry> {
-        let index = |name: &str| self.engines.iter().position(|e| e.name == name);
+        let by_name: HashMap<&str, usize> = self
+            .engines
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.as_str(), i))
+            .collect();
+        let index = |name: &str| by_name.get(name).copied();
         let results: Vec<(usize, usize, f64, u32)> = self
             .pairings
             .iter()

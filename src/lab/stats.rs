@@ -202,6 +202,17 @@ pub struct Rating {
 pub fn ratings(engines: usize, results: &[(usize, usize, f64, u32)]) -> Vec<Rating> {
     let scale = 400.0 / std::f64::consts::LN_10;
     let p = |diff: f64| 1.0 / (1.0 + 10f64.powf(-diff / 400.0));
+    // Each engine's results, in their order: an iteration costs the
+    // results and the engines once, not their product.
+    let mut own: Vec<Vec<usize>> = vec![Vec::new(); engines];
+    for (k, &(a, b, _, _)) in results.iter().enumerate() {
+        if a < engines {
+            own[a].push(k);
+        }
+        if b < engines && b != a {
+            own[b].push(k);
+        }
+    }
     let mut r = vec![0.0f64; engines];
     let mut info = vec![0.0f64; engines];
     for _ in 0..10_000 {
@@ -210,17 +221,16 @@ pub fn ratings(engines: usize, results: &[(usize, usize, f64, u32)]) -> Vec<Rati
             // The prior: half a point from one game against the mean.
             let p0 = p(r[i]);
             let (mut expected, mut actual, mut fisher) = (p0, 0.5, p0 * (1.0 - p0));
-            for &(a, b, points, games) in results {
-                let (opponent, own) = if a == i {
+            for &k in &own[i] {
+                let (a, b, points, games) = results[k];
+                let (opponent, own_points) = if a == i {
                     (b, points)
-                } else if b == i {
-                    (a, f64::from(games) - points)
                 } else {
-                    continue;
+                    (a, f64::from(games) - points)
                 };
                 let q = p(r[i] - r[opponent]);
                 expected += f64::from(games) * q;
-                actual += own;
+                actual += own_points;
                 fisher += f64::from(games) * q * (1.0 - q);
             }
             let step = scale * (actual - expected) / fisher;

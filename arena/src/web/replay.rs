@@ -34,29 +34,65 @@ const CACHED: usize = 10_000;
 /// The solver's table of a judge, in MiB.
 const JUDGE_MB: usize = 64;
 
+/// A file's identity and state: device and inode (a log replaced by a
+/// rename is another file), size and modification time.
+type Stamp = (u64, u64, u64, SystemTime);
+
 /// One log as last read.
 struct LogFile {
     path: PathBuf,
-    /// Size and modification time when read.
-    stamp: Option<(u64, SystemTime)>,
+    /// The file's stamp when read.
+    stamp: Option<Stamp>,
+    /// Where reading stopped.
+    tail: crate::log::Tail,
     games: Arc<Vec<GameLine>>,
 }
 
 impl LogFile {
-    /// The file's size and modification time.
-    fn stamp_now(&self) -> Option<(u64, SystemTime)> {
-        let meta = std::fs::metadata(&self.path).ok()?;
-        Some((meta.len(), meta.modified().ok()?))
+    /// Reads the log at `path` whole.
+    fn open(path: &std::path::Path) -> Result<LogFile> {
+        let mut log = LogFile {
+            path: path.to_path_buf(),
+            stamp: None,
+            tail: crate::log::Tail::default(),
+            games: Arc::new(Vec::new()),
+        };
+        log.stamp = log.stamp_now();
+        let mut games = Vec::new();
+        log.tail.read_into(path, false, &mut games)?;
+        log.games = Arc::new(games);
+        Ok(log)
     }
 
-    /// Reads the file again if it changed since; a file that cannot be
-    /// read now keeps the games read before.
+    /// The file's stamp now.
+    fn stamp_now(&self) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(&self.path).ok()?;
+        Some((meta.dev(), meta.ino(), meta.len(), meta.modified().ok()?))
+    }
+
+    /// Takes the lines added since the last read if the file changed (the
+    /// whole file again if it is another file or shorter than before); a
+    /// file that cannot be read now keeps the games read before.
     fn refresh(&mut self) {
         let stamp = self.stamp_now();
-        if stamp.is_some()
-            && stamp != self.stamp
-            && let Ok(games) = crate::log::read(&self.path)
-        {
+        if stamp.is_none() || stamp == self.stamp {
+            return;
+        }
+        let same_file =
+            matches!((stamp, self.stamp), (Some(a), Some(b)) if (a.0, a.1) == (b.0, b.1));
+        let mut added = Vec::new();
+        if same_file && self.tail.read_into(&self.path, false, &mut added).is_ok() {
+            if !added.is_empty() {
+                Arc::make_mut(&mut self.games).extend(added);
+            }
+            self.stamp = stamp;
+            return;
+        }
+        let mut tail = crate::log::Tail::default();
+        let mut games = Vec::new();
+        if tail.read_into(&self.path, false, &mut games).is_ok() {
+            self.tail = tail;
             self.games = Arc::new(games);
             self.stamp = stamp;
         }
@@ -79,13 +115,7 @@ impl Library {
             if !path.exists() {
                 anyhow::bail!("--log {}: no such file", path.display());
             }
-            let mut log = LogFile {
-                path: path.clone(),
-                stamp: None,
-                games: Arc::new(crate::log::read(path)?),
-            };
-            log.stamp = log.stamp_now();
-            logs.push(log);
+            logs.push(LogFile::open(path)?);
         }
         Ok(Library {
             logs: Mutex::new(logs),

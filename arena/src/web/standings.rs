@@ -3,6 +3,7 @@
 //! SPRT curve over the games) and, when the page is served by the run
 //! itself (`--serve`), the games under way move by move.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use connect4::lab::stats::Sprt;
@@ -16,6 +17,9 @@ use crate::log::GameLine;
 
 /// Points per curve at most; longer runs are thinned evenly.
 const CURVE_POINTS: usize = 200;
+/// Pairings drawn at most (those with the most games); each curve reads
+/// every game, and a chart of more is no longer readable.
+const CURVES_MOST: usize = 12;
 
 /// What a run that serves its own page knows beyond its log.
 pub struct RunInfo {
@@ -43,9 +47,9 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
     let results = crate::results::collect(&engines, &pairings, &games, sprt);
     let mut sorted: Vec<&GameLine> = games.iter().collect();
     sorted.sort_by_key(|g| g.game);
-    let curves: Vec<Value> = pairings
-        .iter()
-        .map(|&(a, b)| {
+    let curves: Vec<Value> = most_played(&results, &pairings)
+        .into_iter()
+        .map(|(a, b)| {
             let (elo, llr) =
                 crate::figures::pairing_curves(&sorted, &engines[a], &engines[b], sprt);
             json!({
@@ -59,7 +63,8 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
     Ok(json!({
         "log": log, "name": path.display().to_string(), "live": run.is_some(),
         "summary": results.summary(),
-        "crosstable": crosstable(&engines, &results),
+        "crosstable": crosstable(&results),
+        "curves_left_out": pairings.len().saturating_sub(CURVES_MOST),
         "curves": curves,
         "sprt": sprt.map(|s| {
             let (lower, upper) = s.bounds();
@@ -76,31 +81,51 @@ pub(super) fn players_of(games: &[GameLine]) -> (Vec<String>, Vec<(usize, usize)
     let mut sorted: Vec<&GameLine> = games.iter().collect();
     sorted.sort_by_key(|g| g.game);
     let mut engines: Vec<String> = Vec::new();
-    let mut pairings: Vec<(usize, usize)> = Vec::new();
-    let index = |name: &str, engines: &mut Vec<String>| match engines.iter().position(|e| e == name)
-    {
-        Some(i) => i,
+    let mut known: HashMap<String, usize> = HashMap::new();
+    let mut index = |name: &str| match known.get(name) {
+        Some(&i) => i,
         None => {
             engines.push(name.to_string());
+            known.insert(name.to_string(), engines.len() - 1);
             engines.len() - 1
         }
     };
+    let mut pairings: Vec<(usize, usize)> = Vec::new();
+    let mut met: HashSet<(usize, usize)> = HashSet::new();
     for g in sorted {
-        let (a, b) = (
-            index(&g.first, &mut engines),
-            index(&g.second, &mut engines),
-        );
-        if a != b && !pairings.contains(&(a, b)) && !pairings.contains(&(b, a)) {
+        let (a, b) = (index(&g.first), index(&g.second));
+        if a != b && met.insert((a.min(b), a.max(b))) {
             pairings.push((a, b));
         }
     }
     (engines, pairings)
 }
 
-/// Row engine's points against each column engine, and the games they
-/// played (0 where they did not meet), as the page draws them.
-fn crosstable(engines: &[String], results: &crate::results::Results) -> Value {
-    let cells = results.crosstable_cells();
+/// The pairings with the most games, at most [`CURVES_MOST`], in their
+/// order.
+fn most_played(
+    results: &crate::results::Results,
+    pairings: &[(usize, usize)],
+) -> Vec<(usize, usize)> {
+    if pairings.len() <= CURVES_MOST {
+        return pairings.to_vec();
+    }
+    let mut by_games: Vec<usize> = (0..pairings.len()).collect();
+    let games = |k: usize| results.pairings.get(k).map_or(0, |p| p.tally.games());
+    by_games.sort_by_key(|&k| std::cmp::Reverse(games(k)));
+    by_games.truncate(CURVES_MOST);
+    by_games.sort_unstable();
+    by_games.into_iter().map(|k| pairings[k]).collect()
+}
+
+/// The best engines' crosstable (at most
+/// [`crate::results::CROSSTABLE_MOST`], by score): row engine's points
+/// against each column engine, and the games they played (0 where they
+/// did not meet), as the page draws them, with how many engines are left
+/// out.
+fn crosstable(results: &crate::results::Results) -> Value {
+    let order = results.crosstable_order();
+    let cells = results.crosstable_cells(&order);
     let points: Vec<Vec<f64>> = cells
         .iter()
         .map(|row| row.iter().map(|c| c.map_or(0.0, |c| c.0)).collect())
@@ -109,7 +134,14 @@ fn crosstable(engines: &[String], results: &crate::results::Results) -> Value {
         .iter()
         .map(|row| row.iter().map(|c| c.map_or(0, |c| c.1)).collect())
         .collect();
-    json!({ "engines": engines, "points": points, "games": played })
+    let engines: Vec<&str> = order
+        .iter()
+        .map(|&i| results.engines[i].name.as_str())
+        .collect();
+    json!({
+        "engines": engines, "points": points, "games": played,
+        "left_out": results.engines.len() - order.len(),
+    })
 }
 
 #[cfg(test)]
@@ -136,10 +168,55 @@ mod tests {
         assert_eq!(engines, ["a", "b", "c"]);
         assert_eq!(pairings, [(0, 1), (0, 2)]);
         let results = crate::results::collect(&engines, &pairings, &games, None);
-        let table = crosstable(&engines, &results);
-        assert_eq!(table["points"][0][1], 0.5);
-        assert_eq!(table["points"][1][0], 1.5);
-        assert_eq!(table["points"][2][0], 1.0);
-        assert_eq!(table["games"][0][1], 2);
+        let table = crosstable(&results);
+        // By score: c (1 of 1), b (1.5 of 2), a (0.5 of 3).
+        assert_eq!(table["engines"], json!(["c", "b", "a"]));
+        assert_eq!(table["points"][2][1], 0.5);
+        assert_eq!(table["points"][1][2], 1.5);
+        assert_eq!(table["points"][0][2], 1.0);
+        assert_eq!(table["games"][2][1], 2);
+        assert_eq!(table["left_out"], 0);
+    }
+
+    /// Issue #42, item 2: 2,000 games between 4,000 names. The crosstable
+    /// holds the 40 best and says how many are left out, the curves the
+    /// 12 pairings with the most games; the rating list still has every
+    /// engine (computed in time linear in the games per iteration).
+    #[test]
+    fn a_log_of_thousands_of_names_gives_bounded_standings() {
+        let dir = std::env::temp_dir().join(format!("c4-standings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("hostile.jsonl");
+        let mut text = String::new();
+        for g in 1..=2000u64 {
+            let line = line(g, &format!("first-{g}"), &format!("second-{g}"), "1-0");
+            text.push_str(&serde_json::to_string(&line).unwrap());
+            text.push('\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let library = Library::load(std::slice::from_ref(&path)).unwrap();
+        let standings = standings(&library, None, 1).unwrap();
+        let table = &standings["crosstable"];
+        assert_eq!(table["engines"].as_array().unwrap().len(), 40);
+        assert_eq!(table["points"].as_array().unwrap().len(), 40);
+        assert_eq!(table["left_out"], 3960);
+        assert_eq!(standings["curves"].as_array().unwrap().len(), 12);
+        assert_eq!(standings["curves_left_out"], 1988);
+        assert_eq!(
+            standings["summary"]["ratings"].as_array().unwrap().len(),
+            4000
+        );
+        let bytes = standings.to_string().len();
+        assert!(bytes < 4 << 20, "{bytes} bytes of standings");
+        // A game appended is read without reading the log again.
+        let extra = line(2001, "first-1", "second-1", "0-1");
+        std::fs::write(
+            &path,
+            format!("{text}{}\n", serde_json::to_string(&extra).unwrap()),
+        )
+        .unwrap();
+        let (_, games) = library.log(1).unwrap();
+        assert_eq!(games.len(), 2001);
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

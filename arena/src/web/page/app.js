@@ -312,6 +312,13 @@ function chart(svg, series, guides) {
   svg.replaceChildren(...parts);
 }
 
+/** Shows the note `id` with `text` when `count` is above zero, else hides it. */
+function note(id, count, text) {
+  const box = document.getElementById(id);
+  box.hidden = !(count > 0);
+  box.textContent = count > 0 ? text : "";
+}
+
 /** Draws a run's standings as the server computed them. */
 function showStandings(data) {
   const { summary, crosstable, curves, sprt, running } = data;
@@ -321,6 +328,8 @@ function showStandings(data) {
   const names = crosstable.engines;
   fillTable(document.getElementById("crosstable"), ["", ...names.map((n, i) => `${i + 1}`)],
     names.map((n, i) => [`${i + 1} ${n}`, ...names.map((_, j) => (i === j ? "-" : crosstable.games[i][j] ? `${crosstable.points[i][j]}/${crosstable.games[i][j]}` : ""))]));
+  note("crosstable-note", crosstable.left_out, `The ${names.length} best engines by score; ${crosstable.left_out} more are in the standings.`);
+  note("curves-note", data.curves_left_out, `The ${curves.length} pairings with the most games; ${data.curves_left_out} more are not drawn.`);
   document.getElementById("ratings-box").hidden = !summary.ratings || !summary.ratings.length;
   if (summary.ratings && summary.ratings.length) {
     fillTable(document.getElementById("ratings"), ["#", "engine", "Elo", "95%", "games"],
