@@ -182,3 +182,58 @@ fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
         );
     }
 }
+
+/// Issue #42, item 8: clients that open connections and send nothing, or
+/// half a request's head, are closed by the server (they held it for as
+/// long as they liked); the page is answered meanwhile.
+#[test]
+fn slow_and_idle_connections_are_closed() {
+    let (mut server, port) = serve(&[]);
+    let mut slow: Vec<TcpStream> = (0..100)
+        .map(|i| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            if i % 2 == 0 {
+                write!(s, "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n").unwrap();
+            }
+            s
+        })
+        .collect();
+    let (code, _) = get(port, "/");
+    assert_eq!(code, 200);
+    for (i, s) in slow.iter_mut().enumerate() {
+        // The server closes it (perhaps with a 408 first) long before this.
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut rest = Vec::new();
+        let read = s.read_to_end(&mut rest);
+        assert!(
+            read.is_ok()
+                || read
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+            "connection {i} was not closed: {read:?}"
+        );
+    }
+    server.kill().ok();
+    server.wait().ok();
+}
+
+/// `--host` other than loopback says that the page is open to the network.
+#[test]
+fn serving_beyond_loopback_warns() {
+    let mut server = Command::new(arena_path())
+        .args(["serve", "--port", "0", "--host", "0.0.0.0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    server.kill().ok();
+    server.wait().ok();
+    assert!(
+        line.contains("warning: serving on 0.0.0.0, not on loopback"),
+        "{line}"
+    );
+}

@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use connect4::book::Book;
@@ -63,6 +64,9 @@ pub struct Question {
     /// Whether to prove, with [`DEEP_CAP`] a column, rather than answer at
     /// once.
     pub deep: bool,
+    /// Raised when nobody waits for the answer any more (the client left):
+    /// the solver stops.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// The analysis of a position: every column asked, numbered from 1, with
@@ -94,7 +98,7 @@ pub fn analyze(q: &Question) -> Reply {
         None => (0..p.columns()).collect(),
     };
     let start = Instant::now();
-    let exact = proofs(&p, &asked, q.deep, start);
+    let exact = proofs(&p, &asked, q, start);
     let unproven: Vec<u32> = asked
         .iter()
         .zip(&exact)
@@ -115,7 +119,7 @@ pub fn analyze(q: &Question) -> Reply {
 /// The exact score of each column of `asked` that the book or the solver
 /// proves in time: [`DEEP_CAP`] a column when `deep`, else what is left of
 /// the first answer's time shared among the columns still to do.
-fn proofs(p: &Position, asked: &[u32], deep: bool, start: Instant) -> Vec<Option<i32>> {
+fn proofs(p: &Position, asked: &[u32], q: &Question, start: Instant) -> Vec<Option<i32>> {
     let deadline = start + FIRST_ANSWER - ESTIMATE_TIME;
     SOLVER.with_borrow_mut(|solver| {
         asked
@@ -126,12 +130,12 @@ fn proofs(p: &Position, asked: &[u32], deep: bool, start: Instant) -> Vec<Option
                     return None;
                 }
                 let now = Instant::now();
-                let cap = if deep {
+                let cap = if q.deep {
                     DEEP_CAP
                 } else {
                     deadline.saturating_duration_since(now) / (asked.len() - i) as u32
                 };
-                solver.set_budget(Budget::new(&Limits::time(cap), now, None));
+                solver.set_budget(Budget::new(&Limits::time(cap), now, q.stop.clone()));
                 solver.column_score_within(p, c)
             })
             .collect()
@@ -189,6 +193,7 @@ mod tests {
             moves: moves.to_string(),
             column: None,
             deep: false,
+            stop: None,
         }
     }
 
@@ -217,6 +222,7 @@ mod tests {
             moves: "3344".to_string(),
             column: None,
             deep: true,
+            stop: None,
         };
         let a = analyze(&q).unwrap();
         let p = *Game::from_move_string(rules, "3344").unwrap().position();
@@ -243,6 +249,7 @@ mod tests {
             moves: String::new(),
             column: Some(7),
             deep: false,
+            stop: None,
         });
         assert!(beyond.unwrap_err().contains("columns 1 to 6"));
         let off_board = analyze(&Question {
@@ -250,6 +257,7 @@ mod tests {
             moves: "7".to_string(),
             column: None,
             deep: false,
+            stop: None,
         });
         assert!(off_board.unwrap_err().contains("'7'"));
     }
@@ -266,5 +274,20 @@ mod tests {
         assert_eq!(shown["outcome"], "win");
         assert_eq!(shown["column"], 3);
         assert!(shown.get("score").is_none());
+    }
+
+    /// A client that left raises the flag: the proofs stop instead of
+    /// running their cap (issue #42, item 8). Proving every column of
+    /// this position takes seconds; stopped, some stay estimates.
+    #[test]
+    fn a_raised_stop_flag_ends_the_proofs() {
+        let stopped = analyze(&Question {
+            deep: true,
+            stop: Some(Arc::new(AtomicBool::new(true))),
+            ..standard("12345")
+        })
+        .unwrap();
+        let columns = stopped["columns"].as_array().unwrap();
+        assert!(columns.iter().any(|c| c["exact"] == false), "{stopped}");
     }
 }

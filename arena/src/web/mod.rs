@@ -24,12 +24,11 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Response, Uri};
-use axum::serve::ListenerExt;
 use tokio::sync::Semaphore;
 
 use anyhow::{Context, Result};
@@ -75,6 +74,13 @@ const WORKERS: usize = 4;
 const QUEUE: usize = 64;
 /// The content type of the API's answers.
 const JSON: &str = "application/json";
+/// Connections open at once, at most; more are closed as they come.
+const CONNECTIONS: usize = 1024;
+/// Time a client has to send a request's head, and the longest a kept-alive
+/// connection waits idle for the next one, before it is closed.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest a connection stays open in all.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Serves until killed.
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -84,6 +90,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         run: None,
     });
     let (listener, address) = listen(args.host, args.port)?;
+    if !args.host.is_loopback() {
+        eprintln!(
+            "connect4-arena: warning: serving on {}, not on loopback: anyone who can reach \
+             this machine can open the page, read the logs given with --log and have the \
+             engines given with --engine play (leave --host out to serve this machine alone)",
+            args.host
+        );
+    }
     let judging = Arc::clone(&state);
     std::thread::spawn(move || judging.library.judge_all());
     println!("serving on http://{address}/ (Ctrl-C to stop)");
@@ -158,9 +172,7 @@ fn serve(listener: TcpListener, port: u16, state: Arc<State>) -> Result<()> {
     runtime.block_on(async move {
         warm_up().await;
         listener.set_nonblocking(true)?;
-        let listener = tokio::net::TcpListener::from_std(listener)?.tap_io(|tcp| {
-            tcp.set_nodelay(true).ok();
-        });
+        let listener = tokio::net::TcpListener::from_std(listener)?;
         let app = axum::Router::new().fallback(move |method, uri, headers| {
             handle(
                 Arc::clone(&state),
@@ -171,9 +183,43 @@ fn serve(listener: TcpListener, port: u16, state: Arc<State>) -> Result<()> {
                 headers,
             )
         });
-        axum::serve(listener, app).await
+        accept(listener, app).await;
+        Ok::<(), std::io::Error>(())
     })?;
     Ok(())
+}
+
+/// Takes connections for ever: at most [`CONNECTIONS`] open at once (more
+/// are closed at once), each closed if its request's head takes over
+/// [`HEAD_TIMEOUT`] or it waits idle as long, and after
+/// [`CONNECTION_TIMEOUT`] in all; so slow or idle clients cannot hold the
+/// server. An error accepting (no file descriptors left) waits a moment.
+async fn accept(listener: tokio::net::TcpListener, app: axum::Router) {
+    let open = Arc::new(Semaphore::new(CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(place) = Arc::clone(&open).try_acquire_owned() else {
+            continue;
+        };
+        stream.set_nodelay(true).ok();
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT);
+            let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::time::timeout(CONNECTION_TIMEOUT, connection)
+                .await
+                .ok();
+            drop(place);
+        });
+    }
 }
 
 /// Makes the solvers of the [`WORKERS`] answering threads before the first
@@ -232,16 +278,31 @@ async fn handle(
         return respond(503, JSON, error("the server is stopping"));
     };
     let url = uri.to_string();
+    // A client that leaves drops this future, and with it `departure`: the
+    // work in hand stops (an analysis' solver polls the flag).
+    let left = Arc::new(AtomicBool::new(false));
+    let departure = Departure(Arc::clone(&left));
     // The place and the permit go with the work: a client that leaves
-    // does not free them before the work is done.
+    // does not free them before the work has stopped.
     let work = tokio::task::spawn_blocking(move || {
-        let answer = route(&method, &url, &state);
+        let answer = route(&method, &url, &state, &left);
         drop((permit, place));
         answer
     });
+    let _departure = departure;
     match work.await {
         Ok((status, kind, body)) => respond(status, kind, body),
         Err(_) => respond(500, JSON, error("the answer failed; see the server's log")),
+    }
+}
+
+/// Raises its flag when dropped: when the request's future is dropped
+/// (its client went away) or done.
+struct Departure(Arc<AtomicBool>);
+
+impl Drop for Departure {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -302,7 +363,13 @@ fn respond(status: u16, content_type: &str, body: String) -> Response<Body> {
 
 /// Status, content type and body for a request that is not for one of
 /// the page's files (`handle` answers those).
-fn route(method: &Method, url: &str, state: &State) -> (u16, &'static str, String) {
+/// `left` is raised when the client goes away: a long analysis stops.
+fn route(
+    method: &Method,
+    url: &str,
+    state: &State,
+    left: &Arc<AtomicBool>,
+) -> (u16, &'static str, String) {
     if *method != Method::GET {
         return (405, JSON, error("only GET is answered"));
     }
@@ -311,7 +378,7 @@ fn route(method: &Method, url: &str, state: &State) -> (u16, &'static str, Strin
         return (204, "image/x-icon", String::new());
     }
     let reply = match path {
-        "/api/analyze" => question(query).and_then(|q| analysis::analyze(&q)),
+        "/api/analyze" => question(query, left).and_then(|q| analysis::analyze(&q)),
         "/api/games" => Ok(state.library.list()),
         "/api/game" => game_params(query).and_then(|(log, game)| state.library.game(log, game)),
         "/api/engines" => Ok(state.players.list()),
@@ -366,16 +433,25 @@ fn rules_param(query: &str) -> Result<Rules, String> {
 
 /// What `/api/analyze` is asked: the board, the position, one column or
 /// all, and whether to prove.
-fn question(query: &str) -> Result<analysis::Question, String> {
+fn question(query: &str, left: &Arc<AtomicBool>) -> Result<analysis::Question, String> {
+    let rules = rules_param(query)?;
     let column = match param(query, "column") {
-        Ok(_) => Some(number_param(query, "column")?.min(u64::from(u32::MAX)) as u32),
+        Ok(_) => {
+            let n = number_param(query, "column")?;
+            let columns = u64::from(rules.columns());
+            if !(1..=columns).contains(&n) {
+                return Err(format!("column {n}: the board has columns 1 to {columns}"));
+            }
+            Some(n as u32)
+        }
         Err(_) => None,
     };
     Ok(analysis::Question {
-        rules: rules_param(query)?,
+        rules,
         moves: moves_param(query)?,
         column,
         deep: param(query, "deep").is_ok_and(|d| d == "1"),
+        stop: Some(Arc::clone(left)),
     })
 }
 
@@ -443,20 +519,51 @@ mod tests {
             players: Players::new(&[]),
             run: None,
         };
-        let (status, _, body) = route(&Method::POST, "/", &state);
+        let (status, _, body) = route(&Method::POST, "/", &state, &Arc::default());
         assert_eq!(status, 405, "{body}");
-        let (status, _, body) = route(&Method::GET, "/../etc/passwd", &state);
+        let (status, _, body) = route(&Method::GET, "/../etc/passwd", &state, &Arc::default());
         assert_eq!(status, 404, "{body}");
-        let (status, _, body) = route(&Method::GET, "/api/move?engine=1&moves=4", &state);
+        let (status, _, body) = route(
+            &Method::GET,
+            "/api/move?engine=1&moves=4",
+            &state,
+            &Arc::default(),
+        );
         assert_eq!(status, 400);
         assert!(body.contains("0 engine(s) were given"), "{body}");
-        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=48", &state);
+        let (status, _, body) = route(
+            &Method::GET,
+            "/api/analyze?moves=48",
+            &state,
+            &Arc::default(),
+        );
         assert_eq!(status, 400);
         assert!(body.contains("'8'"), "{body}");
-        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=4&rules=12x6x4", &state);
+        let (status, _, body) = route(
+            &Method::GET,
+            "/api/analyze?moves=4&rules=12x6x4",
+            &state,
+            &Arc::default(),
+        );
         assert_eq!(status, 400);
         assert!(body.contains("columns = 12"), "{body}");
-        let (status, _, body) = route(&Method::GET, "/api/analyze?moves=4&column=x", &state);
+        let (status, _, body) = route(
+            &Method::GET,
+            "/api/analyze?moves=4&column=4294967297",
+            &state,
+            &Arc::default(),
+        );
+        assert_eq!(status, 400, "{body}");
+        assert!(
+            body.contains("column 4294967297: the board has columns 1 to 7"),
+            "{body}"
+        );
+        let (status, _, body) = route(
+            &Method::GET,
+            "/api/analyze?moves=4&column=x",
+            &state,
+            &Arc::default(),
+        );
         assert_eq!(status, 400);
         assert!(body.contains("column = 'x'"), "{body}");
     }
