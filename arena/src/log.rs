@@ -80,6 +80,54 @@ impl GameLine {
         }
     }
 
+    /// Whether this line is a game the arena could have logged: a result
+    /// it writes, legal moves from its opening on its board, and a result
+    /// and reason the final position bears out (a line for the side the
+    /// result names, a full board for a draw, a forfeit or an adjudication
+    /// only in a game still going on). The error says what is wrong, for a
+    /// log changed by hand or damaged.
+    pub fn check(&self) -> Result<(), String> {
+        let winner = match self.result.as_str() {
+            "1-0" => Some(Player::First),
+            "0-1" => Some(Player::Second),
+            "1/2-1/2" => None,
+            other => return Err(format!("result '{other}' is none of 1-0, 0-1 and 1/2-1/2")),
+        };
+        let rules: Rules = self
+            .rules
+            .parse()
+            .map_err(|e| format!("rules '{}': {e}", self.rules))?;
+        if !self.moves.starts_with(&self.opening) {
+            return Err(format!(
+                "the moves '{}' do not start with the opening '{}'",
+                self.moves, self.opening
+            ));
+        }
+        let game = connect4::Game::from_move_string(rules, &self.moves)
+            .map_err(|e| format!("moves '{}': {e}", self.moves))?;
+        let status = game.status();
+        let fits = match (self.reason, status) {
+            (Reason::Line, connect4::Status::Won(p)) => winner == Some(p),
+            (Reason::FullBoard, connect4::Status::Draw) => winner.is_none(),
+            (Reason::Adjudicated, connect4::Status::Ongoing) => true,
+            (r, connect4::Status::Ongoing) if r.is_forfeit() => winner.is_some(),
+            _ => false,
+        };
+        if !fits {
+            return Err(format!(
+                "result {} by {} does not fit the final position ({})",
+                self.result,
+                self.reason,
+                match status {
+                    connect4::Status::Ongoing => "the game goes on".to_string(),
+                    connect4::Status::Won(p) => format!("the {p} has a line"),
+                    connect4::Status::Draw => "the board is full".to_string(),
+                }
+            ));
+        }
+        Ok(())
+    }
+
     /// The points of the first player: 1, 1/2 or 0.
     pub fn first_points(&self) -> f64 {
         match self.result.as_str() {

@@ -50,6 +50,13 @@ pub fn read_logs(logs: &[PathBuf]) -> Result<(Vec<GameLine>, usize)> {
                     first.run
                 );
             }
+            if let Err(why) = g.check() {
+                bail!(
+                    "{}: game {} is not a game the arena could have logged: {why}",
+                    path.display(),
+                    g.game
+                );
+            }
             if seen.insert(g.game) {
                 games.push(g);
             } else {

@@ -291,13 +291,7 @@ impl Plan {
         };
         let mut games = log::read(path)?;
         for g in &games {
-            let job = self.jobs.get((g.game as usize).wrapping_sub(1));
-            let same = job.is_some_and(|j| {
-                j.opening == g.opening
-                    && self.names[j.first] == g.first
-                    && self.names[j.second] == g.second
-            });
-            if g.run != self.run_id || (job.is_some() && !same) {
+            if g.run != self.run_id {
                 bail!(
                     "the log {} holds games of another run ({} in its game {}, this run is {}): \
                      the engines, openings or settings differ; use another --log",
@@ -305,6 +299,32 @@ impl Plan {
                     g.run,
                     g.game,
                     self.run_id
+                );
+            }
+            let job = self.jobs.get((g.game as usize).wrapping_sub(1));
+            if let Some(j) = job {
+                let (first, second) = (&self.names[j.first], &self.names[j.second]);
+                if j.opening != g.opening || *first != g.first || *second != g.second {
+                    bail!(
+                        "the log {}'s game {} is {} vs {} from opening '{}', where this run's \
+                         game {} is {first} vs {second} from opening '{}': the log was changed; \
+                         use another --log",
+                        path.display(),
+                        g.game,
+                        g.first,
+                        g.second,
+                        g.opening,
+                        g.game,
+                        j.opening
+                    );
+                }
+            }
+            if let Err(why) = g.check() {
+                bail!(
+                    "the log {}'s game {} cannot be resumed: {why}; the log was changed or \
+                     damaged: remove that line to play the game again, or use another --log",
+                    path.display(),
+                    g.game
                 );
             }
         }

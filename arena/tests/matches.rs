@@ -311,6 +311,11 @@ fn an_sprt_keeps_its_first_crossing_when_later_games_undo_it() {
                 _ => "1/2-1/2",
             }
             .into();
+            // As an adjudication from the opening, the result fits the
+            // position (a log's results must fit its moves to be resumed).
+            g.moves = g.opening.clone();
+            g.plies.clear();
+            g.reason = connect4_arena::ending::Reason::Adjudicated;
             serde_json::to_string(&g).unwrap()
         })
         .collect();

@@ -130,3 +130,56 @@ fn a_grading_never_writes_over_its_config_the_submission_or_a_file_that_is_no_gr
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
     assert!(!dir.join("results.json").exists());
 }
+
+/// Issue #42, item 8: a log changed by hand is not resumed (nor merged)
+/// silently: a swapped result, a result the arena never writes, illegal
+/// moves, and another engine's name are each named.
+#[test]
+fn a_tampered_log_is_refused_with_what_is_wrong() {
+    let dir = scratch("tampered");
+    let log = dir.join("games.jsonl");
+    short_match(&log).assert().success();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    // A game won on the board (greedy against random, seeded): its result
+    // swapped no longer fits.
+    assert_eq!(first["reason"], "line", "{first}");
+    let swapped = match first["result"].as_str().unwrap() {
+        "1-0" => "0-1",
+        "0-1" => "1-0",
+        _ => "1-0",
+    };
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        (
+            "result",
+            serde_json::json!(swapped),
+            "does not fit the final position",
+        ),
+        (
+            "result",
+            serde_json::json!("2-0"),
+            "result '2-0' is none of",
+        ),
+        ("moves", serde_json::json!("8888"), "moves '8888'"),
+        ("first", serde_json::json!("mallory"), "is mallory vs"),
+    ];
+    let rest: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    for (field, value, says) in cases {
+        let saved = first[field].clone();
+        first[field] = value;
+        std::fs::write(&log, format!("{first}\n{rest}")).unwrap();
+        let out = short_match(&log).assert().failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(stderr.contains(says), "{field}: {stderr}");
+        assert!(!stderr.contains("another run"), "{field}: {stderr}");
+        if field != "first" {
+            arena()
+                .arg("merge")
+                .arg(&log)
+                .assert()
+                .failure()
+                .stderr(predicate::str::contains(says));
+        }
+        first[field] = saved;
+    }
+}
