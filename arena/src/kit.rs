@@ -114,7 +114,8 @@ fn build_wheel(maturin: &str, kit: &Path, out: &Path) -> Result<()> {
         .args(["build", "--release", "--out"])
         .arg(&out)
         .arg("--manifest-path")
-        .arg(kit.join("Cargo.toml"));
+        .arg(kit.join("Cargo.toml"))
+        .env("RUSTFLAGS", remapped_paths(kit));
     crate::group::own_group(&mut command);
     let status = command.status().with_context(|| {
         format!(
@@ -126,6 +127,29 @@ fn build_wheel(maturin: &str, kit: &Path, out: &Path) -> Result<()> {
         bail!("{maturin} build failed ({status}); its output is above");
     }
     Ok(())
+}
+
+/// The compiler's flags for the kit's programs: the build machine's
+/// folders (the repository, cargo's home) written as neutral names in
+/// the binaries' messages, so that no path of the instructor's machine
+/// goes into the wheel; any `RUSTFLAGS` already set come first.
+fn remapped_paths(kit: &Path) -> String {
+    let source = kit
+        .parent()
+        .and_then(|s| std::path::absolute(s).ok())
+        .unwrap_or_else(|| kit.join(".."));
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    let mut remap = |from: &Path, to: &str| {
+        flags.push_str(&format!(" --remap-path-prefix={}={to}", from.display()));
+    };
+    if let Some(home) = cargo_home {
+        remap(&home, "cargo");
+    }
+    remap(&source, "connect4");
+    flags.trim().to_string()
 }
 
 /// The instructor's config with its visible tests only, as TOML, for a

@@ -237,3 +237,41 @@ fn serving_beyond_loopback_warns() {
         "{line}"
     );
 }
+
+/// Issue #42, item 2: a report of 1,000 games between 2,000 names stays
+/// small (it wrote 42 MB, a crosstable of every name against every other).
+#[test]
+fn a_report_of_thousands_of_names_stays_small() {
+    let dir = scratch("report-names");
+    let log = dir.join("names.jsonl");
+    let mut text = String::new();
+    for g in 1..=1000u64 {
+        let line = serde_json::json!({
+            "run": "r", "game": g, "pair": g, "first": format!("first-{g}"),
+            "second": format!("second-{g}"), "result": "1-0", "reason": "line",
+            "moves": "4535464", "opening": "", "rules": "7x6x4", "seed": 1, "plies": []
+        });
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&log, text).unwrap();
+    let html = dir.join("report.html");
+    let out = Command::new(arena_path())
+        .arg("report")
+        .arg(&log)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let size = std::fs::metadata(&html).unwrap().len();
+    assert!(size < 8 << 20, "the report is {size} bytes");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("1960 more engines"),
+        "no word of the engines left out"
+    );
+}

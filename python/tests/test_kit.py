@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,14 @@ def test_the_kit_installs_and_grades_without_rust(tmp_path):
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     wheels = list(kit.glob("connect4_kit-*.whl"))
     assert len(wheels) == 1, list(kit.iterdir())
+    # Nothing of the build machine in the wheel: not the repository's
+    # folder, not cargo's home (issue #42, item 8).
+    cargo_home = os.environ.get("CARGO_HOME", str(Path.home() / ".cargo"))
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        for name in wheel.namelist():
+            data = wheel.read(name)
+            for path in (str(REPO), cargo_home):
+                assert path.encode() not in data, f"{path} in {name}"
     visible = (kit / "visible-tests.toml").read_text()
     assert "Hidden against greedy" not in visible and 'kind = "wins"' in visible
 
