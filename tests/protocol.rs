@@ -300,6 +300,47 @@ fn hello_ping_and_stop_never_wait_for_an_infinite_search() {
     assert!(status.success() && rest.is_empty(), "{rest:?}");
 }
 
+/// Issue #43, item 6: a script that ends in `quit` gets every answer: the
+/// requests queued behind a search run before `quit` ends the session,
+/// and the error of a malformed line comes in its turn.
+#[test]
+fn quit_ends_the_session_after_the_requests_before_it() {
+    let mut e = Driver::start();
+    for line in [
+        r#"{"cmd":"setoption","name":"info","value":false,"id":0}"#,
+        r#"{"cmd":"position","moves":"44","id":1}"#,
+        r#"{"cmd":"go","movetime_ms":300,"id":2}"#,
+        r#"{"cmd":"position","moves":"4455","id":3}"#,
+        r#"{"cmd":"go","movetime_ms":300,"id":4}"#,
+        r#"{"cmd":"ping""#,
+        r#"{"cmd":"go","depth":2,"id":5}"#,
+        r#"{"cmd":"quit","id":6}"#,
+        r#"{"cmd":"ping","id":7}"#,
+    ] {
+        e.send(line);
+    }
+    let replies: Vec<Reply> = (0..8).map(|_| e.recv_final()).collect();
+    let kinds: Vec<String> = replies
+        .iter()
+        .map(|r| {
+            let kind = format!("{r:?}");
+            kind.split([' ', '{']).next().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Ok", "Ok", "Bestmove", "Ok", "Bestmove", "Error", "Bestmove", "Ok"
+        ],
+        "{replies:?}"
+    );
+    assert_eq!(error_code(&replies[5]), Some(ErrorCode::BadJson));
+    assert_eq!(replies[7].id(), Some(&Id::Number(6.into())));
+    // The ping after quit is not read: the session ended.
+    let (rest, status) = e.finish();
+    assert!(status.success() && rest.is_empty(), "{rest:?}");
+}
+
 /// Random and mutated lines: broken JSON, wrong types, huge numbers, deep
 /// nesting, control characters, invalid UTF-8.
 fn garbage(rng: &mut StdRng) -> Vec<u8> {

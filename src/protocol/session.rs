@@ -6,9 +6,12 @@
 //! output and writes each reply as one flushed line. Replies reach the writer
 //! over one channel, so they never interleave.
 //!
-//! `ping`, `hello`, `stop` and `quit` are answered at once. Every other
-//! request runs in order: one that arrives while a search runs waits in a
-//! queue until the search has answered. Every queue is bounded: at most
+//! `ping`, `hello` and `stop` are answered at once. Every other request
+//! runs in order: one that arrives while a search runs waits in a queue
+//! until the search has answered, and so does the error of a line that is
+//! no request. `quit` waits its turn too (a search without limits is
+//! stopped at once, and any started after it), so that every request sent
+//! before it is answered; lines after it are not read. Every queue is bounded: at most
 //! [`MAX_QUEUED`] requests wait (more get a `busy` error, so that a `stop`
 //! behind them is still read), the reader is at most `MAX_UNREAD` lines
 //! ahead of the session loop, and replies wait for the writer (which waits
@@ -198,6 +201,7 @@ where
         info: true,
         searching: false,
         queued: VecDeque::new(),
+        quitting: false,
         input_ended: None,
         after_input: options.after_input,
     };
@@ -215,6 +219,14 @@ enum Flow {
     Quit,
 }
 
+/// What waits its turn behind a running search.
+enum Queued {
+    /// A request.
+    Request(Request),
+    /// The error of a line that is no request, with its warnings.
+    Error(Box<Reply>),
+}
+
 struct Session {
     engine: Engine,
     tx: SyncSender<Outgoing>,
@@ -224,8 +236,11 @@ struct Session {
     info: bool,
     /// Whether a search runs (and has not yet answered).
     searching: bool,
-    /// Requests waiting for the running search to answer.
-    queued: VecDeque<Request>,
+    /// Requests (and errors of lines that are none) waiting for the
+    /// running search to answer.
+    queued: VecDeque<Queued>,
+    /// Whether `quit` has come (it waits its turn in the queue).
+    quitting: bool,
     /// When the input ended.
     input_ended: Option<Instant>,
     /// How long a search may run after that.
@@ -248,9 +263,10 @@ impl Session {
             if self.input_ended.is_some() && !self.searching && self.queued.is_empty() {
                 return Ok(());
             }
-            // After end of input, a search without limits (perhaps one that
-            // waited its turn) has nobody to wait for it.
-            if self.input_ended.is_some() && self.searching && self.engine.is_unbounded() {
+            // After end of input or `quit`, a search without limits
+            // (perhaps one that waited its turn) has nobody to wait for it.
+            let ending = self.input_ended.is_some() || self.quitting;
+            if ending && self.searching && self.engine.is_unbounded() {
                 self.engine.stop();
             }
             let event = match self.input_ended {
@@ -294,7 +310,9 @@ impl Session {
                 }
                 Event::SearchDone => {
                     self.searching = false;
-                    self.run_queued();
+                    if self.run_queued() == Flow::Quit {
+                        return Ok(());
+                    }
                 }
             }
         }
@@ -311,8 +329,16 @@ impl Session {
 
     /// One input line: answered at once, or queued behind the search.
     fn line(&mut self, line: &[u8]) -> Flow {
+        if self.quitting {
+            // The session ends at `quit`: what comes after it is not read.
+            return Flow::Continue;
+        }
         let request = match parse_request(line) {
             Ok(r) => r,
+            Err(e) if self.searching => {
+                self.enqueue(Queued::Error(Box::new(e.reply())));
+                return Flow::Continue;
+            }
             Err(e) => {
                 self.send(e.reply());
                 return Flow::Continue;
@@ -323,34 +349,61 @@ impl Session {
         }
         let at_once = matches!(
             request.command,
-            Command::Hello | Command::Ping | Command::Stop | Command::Quit
+            Command::Hello | Command::Ping | Command::Stop
         );
         if at_once || !self.searching {
             return self.handle(request);
         }
-        if self.queued.len() >= MAX_QUEUED {
-            self.send_with(
-                error(
-                    request.id,
-                    ErrorCode::Busy,
-                    format!("{MAX_QUEUED} requests already wait for the running search; send stop, or wait for its reply"),
-                ),
-                request.warnings,
-            );
+        if request.command == Command::Quit {
+            // Waits its turn, however full the queue: nothing after it is
+            // read. A search without limits would never let it come.
+            self.quitting = true;
+            if self.engine.is_unbounded() {
+                self.engine.stop();
+            }
+            self.queued.push_back(Queued::Request(request));
             return Flow::Continue;
         }
-        self.queued.push_back(request);
+        self.enqueue(Queued::Request(request));
         Flow::Continue
     }
 
-    /// Runs queued requests until one starts a search (or none is left).
-    fn run_queued(&mut self) {
-        while !self.searching {
-            let Some(request) = self.queued.pop_front() else {
-                return;
-            };
-            self.handle(request);
+    /// Queues what waits for the search, or answers `busy` when
+    /// [`MAX_QUEUED`] wait already.
+    fn enqueue(&mut self, queued: Queued) {
+        if self.queued.len() < MAX_QUEUED {
+            self.queued.push_back(queued);
+            return;
         }
+        let (id, warnings) = match queued {
+            Queued::Request(r) => (r.id, r.warnings),
+            Queued::Error(reply) => return self.send(*reply),
+        };
+        self.send_with(
+            error(
+                id,
+                ErrorCode::Busy,
+                format!("{MAX_QUEUED} requests already wait for the running search; send stop, or wait for its reply"),
+            ),
+            warnings,
+        );
+    }
+
+    /// Runs queued requests until one starts a search (or none is left, or
+    /// `quit` came).
+    fn run_queued(&mut self) -> Flow {
+        while !self.searching {
+            match self.queued.pop_front() {
+                None => return Flow::Continue,
+                Some(Queued::Error(reply)) => self.send(*reply),
+                Some(Queued::Request(request)) => {
+                    if self.handle(request) == Flow::Quit {
+                        return Flow::Quit;
+                    }
+                }
+            }
+        }
+        Flow::Continue
     }
 
     fn handle(&mut self, request: Request) -> Flow {
@@ -367,8 +420,9 @@ impl Session {
                 Some(Reply::Ok { id, state: None })
             }
             Command::Quit => {
+                // Nothing waits behind `quit`: it runs when the requests
+                // before it are done, and nothing after it is read.
                 self.engine.stop();
-                self.cancel_queued();
                 self.send_with(Reply::Ok { id, state: None }, warnings);
                 return Flow::Quit;
             }
@@ -389,17 +443,6 @@ impl Session {
             self.send_with(reply, warnings);
         }
         Flow::Continue
-    }
-
-    /// `quit` came: the requests still waiting are answered with an error.
-    fn cancel_queued(&mut self) {
-        while let Some(r) = self.queued.pop_front() {
-            self.send(error(
-                r.id,
-                ErrorCode::Cancelled,
-                "the session ended (quit) before this request ran",
-            ));
-        }
     }
 
     fn hello(&mut self, id: Option<Id>) -> Reply {
