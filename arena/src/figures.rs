@@ -147,6 +147,7 @@ mod tests {
             reason: Reason::Line,
             detail: None,
             test: None,
+            zero_based: Vec::new(),
             seed: 0,
             plies: Vec::new(),
         }

@@ -45,6 +45,12 @@ pub struct GameLine {
     /// The grading test the game was played for (a grading's log only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
+    /// The players (by name) that number columns from 0, as Python
+    /// policies and Kaggle agents do: what people read of their moves
+    /// speaks of the columns their code returned. `moves` stays in the
+    /// protocol's columns from 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zero_based: Vec<String>,
     /// The engines' moves after the opening: time, nodes, depth, score.
     pub plies: Vec<MoveRecord>,
 }
@@ -76,6 +82,7 @@ impl GameLine {
             detail: game.end.detail,
             seed: connect4::openings::game_seed(seed, job.game),
             test: None,
+            zero_based: Vec::new(),
             plies: game.plies,
         }
     }
@@ -343,6 +350,7 @@ mod tests {
             reason: Reason::Adjudicated,
             detail: Some("é".into()),
             test: None,
+            zero_based: Vec::new(),
             seed: 1,
             plies: Vec::new(),
         }

@@ -414,7 +414,71 @@ fn play_move(
     if let Some((left, inc)) = clock {
         *left = left.saturating_sub(spent) + *inc;
     }
-    game.play(i64::from(record.column))
-        .map_err(|e| (Reason::IllegalMove, e.to_string()))?;
+    game.play(i64::from(record.column)).map_err(|e| {
+        let detail = illegal_move_text(&e, seat.spec.counts_columns_from_zero());
+        (Reason::IllegalMove, detail)
+    })?;
     Ok(record)
+}
+
+/// What was wrong with a move, in the player's own columns: the
+/// protocol's from 1, or a Python player's from 0 (`zero_based`), whose
+/// code returned one less than the column the bridge sent.
+pub fn illegal_move_text(e: &connect4::MoveError, zero_based: bool) -> String {
+    use connect4::MoveError;
+    match e {
+        MoveError::ColumnFull { index, column } if zero_based => format!(
+            "move {index}: your code returned {}, and column {} is full (columns counted from 0)",
+            column - 1,
+            column - 1
+        ),
+        MoveError::NoSuchColumn {
+            index,
+            column,
+            columns,
+            ..
+        } if zero_based => format!(
+            "move {index}: your code returned {}, which is no column: the board's columns are 0 to {}",
+            column - 1,
+            columns - 1
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The value a Python player's code returned, from an illegal move's
+/// text made by [`illegal_move_text`].
+pub fn returned_value(detail: &str) -> Option<i64> {
+    let rest = detail.split_once("your code returned ")?.1;
+    rest.split(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use connect4::{Game, Rules};
+
+    #[test]
+    fn an_illegal_move_is_told_in_the_player_s_columns() {
+        let mut game = Game::from_move_string(Rules::STANDARD, "111111").unwrap();
+        let full = game.play(1).unwrap_err();
+        assert_eq!(
+            illegal_move_text(&full, false),
+            "move 7 (column 1): column 1 is full"
+        );
+        let told = illegal_move_text(&full, true);
+        assert_eq!(
+            told,
+            "move 7: your code returned 0, and column 0 is full (columns counted from 0)"
+        );
+        assert_eq!(returned_value(&told), Some(0));
+        let off = game.play(8).unwrap_err();
+        let told = illegal_move_text(&off, true);
+        assert!(told.contains("returned 7, which is no column: the board's columns are 0 to 6"));
+        assert_eq!(returned_value(&told), Some(7));
+        assert_eq!(returned_value("move 3 (column 8): no"), None);
+    }
 }

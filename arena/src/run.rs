@@ -463,7 +463,12 @@ impl<'a> Recorder<'a> {
             self.plan.names[job.second].clone(),
         );
         let run = self.plan.run_id.clone();
-        let line = GameLine::of_game(run, job, names, self.args.rules, game, self.args.seed);
+        let mut line = GameLine::of_game(run, job, names, self.args.rules, game, self.args.seed);
+        line.zero_based = [job.first, job.second]
+            .iter()
+            .filter(|&&e| self.plan.specs[e].counts_columns_from_zero())
+            .map(|&e| self.plan.names[e].clone())
+            .collect();
         if let Some(w) = &mut self.writer
             && let Err(e) = w.append(&line)
         {
@@ -512,16 +517,55 @@ impl<'a> Recorder<'a> {
                 self.finished[engine] = FAIL_FAST_GAMES + 1;
             }
             if early.len() == FAIL_FAST_GAMES && self.failing.is_none() {
+                let early = early.clone();
                 let spec = &self.plan.specs[engine];
                 let (reason, detail) = &early[FAIL_FAST_GAMES - 1];
+                let hint = self.one_based_hint(engine, &early);
                 self.failing = Some(format!(
                     "engine '{}' ({}) lost each of its first {FAIL_FAST_GAMES} games by {reason}; \
-                     the last: {detail}{}",
+                     the last: {detail}{}{hint}",
                     spec.name,
                     spec.command_line(),
                     spec.cmd_hint()
                 ));
             }
+        }
+    }
+
+    /// For a Python player whose every value returned (its moves in the
+    /// games so far, and those refused in `early`) lies in 1 to the
+    /// board's columns: the question whether its code counts columns from
+    /// 1 (empty otherwise).
+    fn one_based_hint(&self, engine: usize, early: &[(Reason, String)]) -> String {
+        let spec = &self.plan.specs[engine];
+        let columns = i64::from(self.args.rules.columns());
+        if !spec.counts_columns_from_zero() {
+            return String::new();
+        }
+        let refused: Vec<i64> = early
+            .iter()
+            .filter(|(r, _)| *r == Reason::IllegalMove)
+            .filter_map(|(_, d)| crate::play::returned_value(d))
+            .collect();
+        let name = &self.plan.names[engine];
+        let played = self.games.iter().flat_map(|g| {
+            let first = g.first == *name;
+            let own = g.moves.bytes().enumerate().skip(g.opening.len());
+            own.filter(move |(i, _)| {
+                (i % 2 == 0) == first && (g.first == *name || g.second == *name)
+            })
+            .map(|(_, b)| i64::from(b - b'0') - 1)
+        });
+        let values: Vec<i64> = refused.iter().copied().chain(played).collect();
+        let one_based = !refused.is_empty() && values.iter().all(|v| (1..=columns).contains(v));
+        if one_based {
+            format!(
+                "\n  every column its code returned lies in 1 to {columns}: does it count columns \
+                 from 1? A policy's columns are 0 to {}",
+                columns - 1
+            )
+        } else {
+            String::new()
         }
     }
 

@@ -39,6 +39,23 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
+    /// Whether the player behind it numbers columns from 0, as Python
+    /// students write them: a course policy or a Kaggle agent served by
+    /// the bridge (`connect4-policy`, `connect4-kaggle`, or `python -m
+    /// c4bridge...`). Its moves travel in the protocol's columns from 1,
+    /// but what the student reads speaks of the columns their code returned.
+    pub fn counts_columns_from_zero(&self) -> bool {
+        let program = std::path::Path::new(&self.cmd)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        matches!(program.as_str(), "connect4-policy" | "connect4-kaggle")
+            || self
+                .args
+                .windows(2)
+                .any(|w| w[0] == "-m" && w[1].starts_with("c4bridge"))
+    }
+
     /// The program and arguments to start; `cmd=self` is this binary in its
     /// engine mode.
     pub fn command(&self) -> std::io::Result<(String, Vec<String>)> {

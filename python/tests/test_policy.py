@@ -400,3 +400,36 @@ def test_grade_engine_stops_at_once_on_code_that_cannot_load(tmp_path):
     assert "no game was played" in r["output"], r["output"]
     assert "No module named 'not_a_module_anywhere'" in r["output"]
     assert all(t["output"].startswith("not run:") for t in r["tests"]), r["tests"]
+
+
+ONE_BASED = """
+import numpy as np
+from connect4.policy import Policy
+
+
+class OneBased(Policy):
+    \"\"\"Counts columns from 1, as a student might: 1 to 7.\"\"\"
+
+    def mount(self):
+        pass
+
+    def act(self, s):
+        free = [c for c in range(7) if s[0][c] == 0]
+        return max(free) + 1
+"""
+
+
+def test_a_policy_s_illegal_moves_are_told_in_its_own_columns(tmp_path):
+    # Issue #43, item 2: the match's stop message speaks of the values the
+    # code returned (from 0), and asks whether it counts columns from 1.
+    group = tmp_path / "OneBased"
+    group.mkdir()
+    (group / "policy.py").write_text(ONE_BASED)
+    spec = (f"name=onebased,cmd={sys.executable},arg=-m,arg=c4bridge.policy,"
+            f"arg={group},arg=--path,arg={COURSE},movetime=2000")
+    out, games = run_match(tmp_path, spec, "name=ab,cmd=self,depth=1", games=6)
+    assert out.returncode != 0, out.stdout
+    assert "your code returned 7, which is no column: the board's columns are 0 to 6" in out.stderr, out.stderr
+    assert "does it count columns from 1?" in out.stderr, out.stderr
+    lost = [g for g in games if g["reason"] == "illegal move"]
+    assert lost and all(g["zero_based"] == ["onebased"] for g in lost), games

@@ -176,7 +176,35 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
     assert page.inner_text("#ply").startswith("move 1 of")
     assert page.locator("#replay-board .cell.p1").count() == 1
     assert page.locator("#strip span").count() == len(moves)
+    # The opening's moves are the arena's: no verdict blames them.
+    assert expected["opening"] >= 1
+    assert page.inner_text("#verdict").endswith("the opening, set by the arena."), page.inner_text("#verdict")
     page.close()
+
+
+def test_a_python_player_s_moves_are_shown_in_its_columns_from_0(browser, tmp_path):
+    # Issue #43, item 2: a log's Python player (a policy) reads its moves
+    # as its code returned them, from 0; the other player from 1.
+    line = {"run": "r", "game": 1, "pair": 1, "first": "policy", "second": "engine",
+            "rules": "7x6x4", "opening": "", "moves": "4455667", "result": "1-0",
+            "reason": "line", "seed": 1, "plies": [], "zero_based": ["policy"]}
+    log = tmp_path / "python.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = browser.new_page()
+        page.goto(url + "replay?log=1&game=1")
+        sync_api.expect(page.locator("#moves li")).to_have_count(7)
+        texts = [page.locator(f"#moves li[data-ply='{i}']").inner_text() for i in range(1, 8)]
+        assert texts[0].startswith("policy plays 3:"), texts
+        assert texts[1].startswith("engine plays 4:"), texts
+        assert texts[6].startswith("policy plays 6:"), texts
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_the_server_answers_only_what_it_should(server):

@@ -144,10 +144,16 @@ impl Played {
                 let run = super::game_log::RUN.to_string();
                 let names = (name(job.first), name(job.second));
                 let game = record.clone();
+                let zero_based = if self.terms == Terms::Python {
+                    vec![student.to_string()]
+                } else {
+                    Vec::new()
+                };
                 GameLine {
                     game: number,
                     pair: number,
                     test: Some(self.test.clone()),
+                    zero_based,
                     ..GameLine::of_game(run, job, names, Rules::STANDARD, game, seed)
                 }
             })

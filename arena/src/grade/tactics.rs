@@ -356,7 +356,12 @@ fn play_out_win(
                 .expect("a legal move");
             best + 1
         };
-        game.play(i64::from(column))
-            .map_err(|e| format!("illegal move: {e}"))?;
+        game.play(i64::from(column)).map_err(|e| {
+            let zero_based = seat.terms == super::terms::Terms::Python;
+            format!(
+                "illegal move: {}",
+                crate::play::illegal_move_text(&e, zero_based)
+            )
+        })?;
     }
 }

@@ -326,5 +326,7 @@ fn judged_line(judge: &mut Judge, line: &GameLine) -> Reply {
         "opening": line.opening.len(), "moves": moves, "result": line.result,
         "reason": line.reason, "detail": line.detail, "test": line.test,
         "verdicts": verdicts, "first_lost": first_lost,
+        // Whether each player (first, second) numbers columns from 0.
+        "zero_based": [line.zero_based.contains(&line.first), line.zero_based.contains(&line.second)],
     }))
 }

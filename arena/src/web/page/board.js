@@ -37,10 +37,10 @@ function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } 
 }
 
 /** Words for a verdict: kept, lost (and the move that kept it), or unknown. */
-function said(v) {
+function said(v, base = 1) {
   if (!v.before || !v.after) return "not proven in time";
   if (v.before === v.after) return v.before === "loss" ? "a lost position either way" : `kept the ${v.before}`;
-  const kept = v.keeping === null || v.keeping === undefined ? "" : `; ${v.keeping + 1} kept it`;
+  const kept = v.keeping === null || v.keeping === undefined ? "" : `; ${v.keeping + base} kept it`;
   return `${v.before} to ${v.after}${kept}`;
 }
 

@@ -98,13 +98,27 @@ async function openGame(log, game, item) {
   goTo(Infinity);
 }
 
+/**
+ * The first column's number for the player who made move `ply` (from 0):
+ * 0 for a Python policy or Kaggle agent, whose code numbers columns from 0,
+ * 1 otherwise (the protocol's numbers).
+ */
+function base(g, ply) {
+  return g.zero_based && g.zero_based[ply % 2] ? 0 : 1;
+}
+
+/** What move `v` did: the opening's moves are the arena's, not judged. */
+function told(g, v) {
+  return v.ply < g.opening ? "the opening, set by the arena" : said(v, base(g, v.ply));
+}
+
 function listMoves() {
   const g = replay.game;
   const list = document.getElementById("moves");
   list.replaceChildren(...g.verdicts.map((v) => {
     const li = document.createElement("li");
     const who = v.ply % 2 === 0 ? g.first : g.second;
-    li.textContent = `${who} plays ${v.column + 1}: ${v.ply < g.opening ? "the opening" : said(v)}`;
+    li.textContent = `${who} plays ${v.column + base(g, v.ply)}: ${told(g, v)}`;
     li.className = v.ply < g.opening ? "opening" : verdictClass(v);
     if (g.first_lost.includes(v.ply)) li.classList.add("first-lost");
     // Hooks for outside tests: the move's number from 1, its verdict.
@@ -126,7 +140,7 @@ function goTo(ply) {
     li.classList.toggle("now", Number(li.dataset.ply) === replay.ply));
   const v = g.verdicts[replay.ply - 1];
   document.getElementById("verdict").textContent = v
-    ? `Move ${replay.ply}, column ${v.column + 1}: ${said(v)}.` : "The starting position.";
+    ? `Move ${replay.ply}, column ${v.column + base(g, v.ply)}: ${told(g, v)}.` : "The starting position.";
   strip();
 }
 
