@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// The repository the kit is built from (default: the one this program
-    /// was built from).
+    /// was built in, found above the program's own path).
     #[arg(long)]
     pub source: Option<PathBuf>,
     /// The maturin program that builds the wheel.
@@ -37,7 +37,10 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let source = match &args.source {
         Some(s) => s.clone(),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        None => built_from().context(
+            "this program was not run from a build of the connect4 repository (the kit's \
+             programs hold no path of the machine they were built on): give it with --source",
+        )?,
     };
     let kit = source.join("kit");
     if !kit.join("pyproject.toml").is_file() || !source.join("python/src/c4bridge").is_dir() {
@@ -76,6 +79,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The repository this program was built in: the folder above its
+/// `target/` (cargo's build of `target/release/connect4-arena`), found
+/// from the program's path so that no path of the build machine is
+/// compiled into it.
+pub fn built_from() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .find(|folder| folder.join("kit/pyproject.toml").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Copies the bridges' package into `kit/data/purelib/c4bridge` (maturin

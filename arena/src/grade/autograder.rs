@@ -83,13 +83,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }
             Some(s.clone())
         }
-        (None, false) => {
-            let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-            built_from
-                .join("Cargo.lock")
-                .is_file()
-                .then(|| built_from.canonicalize().unwrap_or(built_from))
-        }
+        (None, false) => crate::kit::built_from()
+            .filter(|s| s.join("Cargo.lock").is_file())
+            .map(|s| s.canonicalize().unwrap_or(s)),
     };
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
