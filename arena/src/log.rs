@@ -135,6 +135,15 @@ impl GameLine {
         Ok(())
     }
 
+    /// The engine that lost, if the game was decided.
+    pub fn loser(&self) -> Option<&str> {
+        match self.result.as_str() {
+            "1-0" => Some(&self.second),
+            "0-1" => Some(&self.first),
+            _ => None,
+        }
+    }
+
     /// The points of the first player: 1, 1/2 or 0.
     pub fn first_points(&self) -> f64 {
         match self.result.as_str() {

@@ -770,6 +770,47 @@ fn print_header(
     Ok(())
 }
 
+/// For each engine that lost games by a crash: the first of them, with
+/// the last lines the engine wrote on stderr (its traceback), and where
+/// the rest are kept. Empty when no engine crashed.
+fn crash_notes(games: &[GameLine], names: &[String], log: Option<&Path>) -> String {
+    let mut notes = String::new();
+    for name in names {
+        let crashes: Vec<&GameLine> = games
+            .iter()
+            .filter(|g| g.reason == Reason::Crash && g.loser() == Some(name.as_str()))
+            .collect();
+        let Some(first) = crashes.iter().min_by_key(|g| g.game) else {
+            continue;
+        };
+        let detail = first.detail.as_deref().unwrap_or("no detail");
+        let (what, stderr) = detail
+            .split_once(crate::process::STDERR_ENDS)
+            .unwrap_or((detail, ""));
+        notes.push_str(&format!(
+            "\n{name} crashed in {} game(s); the first, game {}: {}\n",
+            crashes.len(),
+            first.game,
+            what.trim_end_matches([';', ' '])
+        ));
+        if !stderr.is_empty() {
+            notes.push_str("  the last lines it wrote on stderr:\n");
+            // The detail holds them on one line, joined by " | ".
+            for line in stderr.split(" | ") {
+                notes.push_str(&format!("    {line}\n"));
+            }
+        }
+        notes.push_str(&match log {
+            Some(log) => format!(
+                "  every engine's stderr is kept in {}\n",
+                StderrLog::path_beside(log).display()
+            ),
+            None => "  give --log to keep every engine's stderr beside the log\n".to_string(),
+        });
+    }
+    notes
+}
+
 /// How fast the games of this run went.
 struct Speed {
     played: u64,
@@ -799,6 +840,11 @@ fn report_run(
         writeln!(out)?;
         write!(out, "{}", results.rating_table())?;
     }
+    write!(
+        out,
+        "{}",
+        crash_notes(&games, &plan.names, args.log.as_deref())
+    )?;
     write_outputs(&results, args.summary.as_deref(), args.csv.as_deref())?;
     if let Some(path) = &args.plot {
         crate::figures::run_figure(&plan.title(), &plan.names, &plan.pairings, &games, sprt)

@@ -421,3 +421,36 @@ fn bad_specs_are_clear_errors() {
             "/nonexistent/log.jsonl: no such log",
         ));
 }
+
+/// Issue #43, item 3: a match whose engine crashed shows why: the first
+/// crash's last lines of stderr (its traceback), and where the rest are.
+#[test]
+fn a_crash_shows_its_traceback_after_the_table() {
+    let dir = common::scratch("crash-traceback");
+    let log = dir.join("games.jsonl");
+    common::arena()
+        .args(["match", "--engine", &common::fake("traceback")])
+        .args([
+            "--engine",
+            "name=g,cmd=self,option.agent=greedy",
+            "--games",
+            "2",
+            "--log",
+        ])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "bad crashed in 2 game(s); the first, game",
+        ))
+        .stdout(predicates::str::contains(
+            "    Traceback (most recent call last):",
+        ))
+        .stdout(predicates::str::contains(
+            "    ZeroDivisionError: division by zero",
+        ))
+        .stdout(predicates::str::contains(format!(
+            "every engine's stderr is kept in {}.stderr",
+            log.display()
+        )));
+}
