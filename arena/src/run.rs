@@ -650,7 +650,7 @@ pub fn run_games(
     let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
     let mut config = run_config(&plan, args, concurrency)?;
-    serve_the_run(&plan, args, sprt, &mut config)?;
+    let page = serve_the_run(&plan, args, sprt, &mut config)?;
     let started = std::time::Instant::now();
     let cpu_before = connect4::lab::cpu_time::own_seconds();
     if recorder.live.verdict().is_none() {
@@ -674,7 +674,42 @@ pub fn run_games(
         bail!("stopped: {why}");
     }
     let decided = recorder.live.verdict();
-    report_run(&plan, args, sprt, recorder.games, decided, &speed)
+    drop(recorder.writer.take());
+    let code = report_run(&plan, args, sprt, recorder.games, decided, &speed)?;
+    if let Some(page) = page {
+        page.keep_serving(&flags);
+    }
+    Ok(code)
+}
+
+/// The page of a run that serves it (`--serve`).
+struct Page {
+    /// Its address.
+    url: String,
+    /// Raised when the run is over (the page says so).
+    finished: Arc<AtomicBool>,
+}
+
+impl Page {
+    /// The run is over: the page shows it finished, and stays until Ctrl-C
+    /// or SIGTERM (at once if one came during the run).
+    fn keep_serving(&self, flags: &Flags) {
+        self.finished.store(true, Ordering::SeqCst);
+        let Some(interrupted) = &flags.interrupted else {
+            return;
+        };
+        if interrupted.load(Ordering::SeqCst) {
+            return;
+        }
+        println!(
+            "the run is over; its page stays at {} until Ctrl-C",
+            self.url
+        );
+        std::io::stdout().flush().ok();
+        while !interrupted.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 /// The files a run reads (the log, the openings, the engines' own files)
@@ -701,23 +736,23 @@ fn serve_the_run(
     args: &RunArgs,
     sprt: Option<Sprt>,
     config: &mut RunConfig,
-) -> Result<()> {
+) -> Result<Option<Page>> {
     let (Some(port), Some(log)) = (args.serve, args.log.as_deref()) else {
-        return Ok(());
+        return Ok(None);
     };
     let in_progress = Arc::new(InProgress::default());
     config.in_progress = Some(Arc::clone(&in_progress));
+    let finished = Arc::new(AtomicBool::new(false));
     let run = crate::web::RunInfo {
         engines: plan.names.clone(),
         pairings: plan.pairings.clone(),
         sprt,
         in_progress,
+        finished: Arc::clone(&finished),
     };
-    println!(
-        "following the run on {}",
-        crate::web::follow(port, log, run)?
-    );
-    Ok(())
+    let url = crate::web::follow(port, log, run)?;
+    println!("following the run on {url}");
+    Ok(Some(Page { url, finished }))
 }
 
 /// How the workers play `plan`'s games, `concurrency` at a time: the

@@ -7,6 +7,7 @@ server refusing what it should."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -399,3 +400,32 @@ def test_hostile_names_show_as_text_on_the_served_page(browser, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_served_run_stays_on_its_page_when_it_is_over(browser, tmp_path):
+    # Issue #43, item 4: a short run ends before anyone opens its page; the
+    # page stays, shows the run finished, until Ctrl-C.
+    log = tmp_path / "short.jsonl"
+    run = subprocess.Popen(
+        [arena_binary(), "match", "--engine", "name=g,cmd=self,option.agent=greedy",
+         "--engine", "name=r,cmd=self,option.agent=random", "--games", "4",
+         "--log", str(log), "--serve", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not any("until Ctrl-C" in l for l in lines):
+            line = run.stdout.readline()
+            assert line, "".join(lines) + run.stderr.read()
+            lines.append(line)
+        url = next(l for l in lines if "following the run on" in l).split()[-1]
+        page = browser.new_page()
+        page.goto(url)
+        sync_api.expect(page.locator("#live-status")).to_have_attribute("data-finished", "true")
+        assert "4 games" in page.inner_text("#live-status")
+        assert "the run finished" in page.inner_text("#live-status")
+        page.close()
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=60) == 0
+    finally:
+        run.kill()
+        run.wait()

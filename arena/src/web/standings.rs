@@ -31,6 +31,8 @@ pub struct RunInfo {
     pub sprt: Option<Sprt>,
     /// The games under way.
     pub in_progress: Arc<InProgress>,
+    /// Raised when the run is over (its page stays until Ctrl-C).
+    pub finished: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The standings of the `log`-th log (from 1); `run` is the run writing it,
@@ -62,6 +64,7 @@ pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply 
     let running = run.map(|r| r.in_progress.snapshot()).unwrap_or_default();
     Ok(json!({
         "log": log, "name": path.display().to_string(), "live": run.is_some(),
+        "finished": run.is_some_and(|r| r.finished.load(std::sync::atomic::Ordering::SeqCst)),
         "summary": results.summary(),
         "crosstable": crosstable(&results),
         "curves_left_out": pairings.len().saturating_sub(CURVES_MOST),

@@ -371,7 +371,9 @@ async function refreshLive() {
   const status = document.getElementById("live-status");
   try {
     const data = await getJson(`/api/live?log=${live.log}`);
-    status.textContent = `${data.summary.games} games in ${data.name}` + (data.live ? ", the run under way:" : ":");
+    const state = data.finished ? ", the run finished:" : data.live ? ", the run under way:" : ":";
+    status.textContent = `${data.summary.games} games in ${data.name}${state}`;
+    status.dataset.finished = String(Boolean(data.finished));
     showStandings(data);
   } catch (e) {
     status.textContent = `${e.message}: the run has ended or the server stopped (trying again)`;
