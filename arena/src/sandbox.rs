@@ -34,6 +34,47 @@ pub enum SandboxError {
     },
 }
 
+/// One grading's hold on its student user: a grading kills every process
+/// of that user when it starts and when it ends, so two gradings with the
+/// same user at once would kill each other's student mid-game (a crash
+/// with no traceback, charged to the student). The second waits for the
+/// first; the hold ends when this is dropped (or the grader dies).
+pub struct UserLock {
+    _file: std::fs::File,
+}
+
+impl UserLock {
+    /// Holds user `account` for this grading, waiting (and saying so) while
+    /// another grading holds it. The lock file is root's, in `/run` (or the
+    /// temporary folder), opened without following a link.
+    pub fn take(account: &Account) -> Result<UserLock, SandboxError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let folder = if Path::new("/run").is_dir() {
+            PathBuf::from("/run")
+        } else {
+            std::env::temp_dir()
+        };
+        let path = folder.join(format!("connect4-grade-{}.lock", account.uid));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(file_error("cannot open the grading lock", &path))?;
+        if file.try_lock().is_err() {
+            eprintln!(
+                "grade: waiting for another grading that runs student code as user {} (each \
+                 grading ends every process of that user)",
+                account.name
+            );
+            file.lock()
+                .map_err(file_error("cannot lock the grading lock", &path))?;
+        }
+        Ok(UserLock { _file: file })
+    }
+}
+
 /// A user of this machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Account {

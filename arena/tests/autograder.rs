@@ -11,7 +11,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use connect4_arena::grade::GradescopeResults;
 use connect4_arena::sandbox::Account;
@@ -244,7 +244,7 @@ impl FakeRoot {
         assert!(left.is_empty(), "student processes left running: {left:?}");
         let written = std::fs::read_to_string(self.results_path()).unwrap();
         // A process left behind would rewrite the file now.
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(300));
         assert_eq!(
             std::fs::read_to_string(self.results_path()).unwrap(),
             written,
@@ -962,4 +962,97 @@ fn a_child_of_the_grader_stopped_by_the_student_is_killed_not_waited_for() {
     let killed = connect4_arena::sandbox::kill_stopped_children(student.uid, std::process::id());
     assert_eq!(killed, 1);
     assert_eq!(child.wait().unwrap().signal(), Some(9));
+}
+
+/// A random course policy that takes a tenth of a second a move.
+const PATIENT_POLICY: &str = "import random
+import time
+from connect4.policy import Policy
+
+
+class Patient(Policy):
+    def mount(self):
+        pass
+
+    def act(self, s):
+        time.sleep(0.1)
+        return random.choice([c for c in range(7) if s[0][c] == 0])
+";
+
+/// One test of a few slow games, so that a grading lasts some seconds.
+const PATIENT_CONFIG: &str = "
+[submission]
+kind = \"policy\"
+python_path = [\"include\", \"include/course\"]
+
+[time]
+move_ms = 1000
+
+[grading]
+concurrency = 2
+
+[[test]]
+kind = \"wins\"
+games = 6
+points = 100
+";
+
+/// Issue #43, item 1: two isolated gradings at once with the same student
+/// user. Each grading ends every process of that user when it starts and
+/// ends, so the second's start killed the first's student mid-game (a
+/// crash with no traceback, charged to the student). Now the second waits
+/// for the first, and neither loses a game to the other.
+#[test]
+fn two_gradings_at_once_never_kill_each_other_s_student() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let course = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/tests/course");
+    let roots: Vec<FakeRoot> = (0..2)
+        .map(|i| {
+            let root = FakeRoot::new(&format!("two-at-once-{i}"));
+            let config = root.dir.join("grader.toml");
+            std::fs::write(&config, PATIENT_CONFIG).unwrap();
+            root.install(&["--config", config.to_str().unwrap(), "--include", course]);
+            let submission = root.dir.join("submission");
+            std::fs::create_dir_all(&submission).unwrap();
+            std::fs::write(submission.join("policy.py"), PATIENT_POLICY).unwrap();
+            root
+        })
+        .collect();
+    let runs: Vec<_> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, root)| {
+            let dir = root.dir.clone();
+            std::thread::spawn(move || {
+                // The second starts while the first plays its games.
+                std::thread::sleep(Duration::from_millis(2500 * i as u64));
+                let out = Command::new(dir.join("source/run_autograder"))
+                    .env("AUTOGRADER_ROOT", &dir)
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+                assert!(out.status.success(), "{stderr}");
+                let text = std::fs::read_to_string(dir.join("results/results.json")).unwrap();
+                let results: GradescopeResults = serde_json::from_str(&text).unwrap();
+                (results, stderr)
+            })
+        })
+        .collect();
+    let graded: Vec<(GradescopeResults, String)> =
+        runs.into_iter().map(|r| r.join().unwrap()).collect();
+    for (i, (results, stderr)) in graded.iter().enumerate() {
+        let output = &results.tests[0].output;
+        assert!(
+            !output.contains("lost by") && !output.contains("raised an exception"),
+            "grading {i}: {output}\n{stderr}"
+        );
+    }
+    assert!(
+        graded[1].1.contains("waiting for another grading"),
+        "{}",
+        graded[1].1
+    );
+    assert!(processes_of("c4student").is_empty());
 }

@@ -50,8 +50,9 @@ fn due(job: &Job, value: i32) -> f64 {
     f64::from(v.signum() + 1) / 2.0
 }
 
-/// Forfeits listed in the discipline test (the rest are counted).
-const SHOWN_FORFEITS: usize = 20;
+/// Forfeits of each test listed in the discipline test (the rest are
+/// counted).
+const SHOWN_FORFEITS: usize = 5;
 
 /// Times a game voided by a reference engine's failure is played again.
 const REPLAYS: usize = 2;
@@ -626,31 +627,44 @@ impl Grader<'_> {
             .iter()
             .filter(|p| may_speak_of(test.visibility, p.visibility))
             .collect();
-        let mut lost: Vec<String> = seen.iter().flat_map(|p| p.forfeits()).collect();
-        lost.extend(
+        // Each test's lost games under its name, the first of each shown:
+        // a test's pointer here always finds its own.
+        let mut groups: Vec<(String, Vec<String>)> = seen
+            .iter()
+            .map(|p| (p.test.clone(), p.forfeits()))
+            .collect();
+        groups.push((
+            "Tactical positions".to_string(),
             tactic_forfeits
                 .iter()
                 .filter(|(v, _)| may_speak_of(test.visibility, *v))
-                .map(|(_, f)| f.clone()),
-        );
+                .map(|(_, f)| f.clone())
+                .collect(),
+        ));
+        groups.retain(|(_, lost)| !lost.is_empty());
+        let lost: usize = groups.iter().map(|(_, l)| l.len()).sum();
         let games: usize = seen.iter().map(|p| p.games.len()).sum();
-        let output = if lost.is_empty() {
+        let output = if lost == 0 {
             format!(
                 "{} in {games} games and the tactical positions",
                 self.terms.no_forfeit()
             )
         } else {
-            let mut text = format!("{}:", self.terms.lost_by_forfeit(lost.len()));
-            for line in lost.iter().take(SHOWN_FORFEITS) {
-                text.push('\n');
-                text.push_str(line);
-            }
-            if lost.len() > SHOWN_FORFEITS {
-                text.push_str(&format!("\n... and {} more", lost.len() - SHOWN_FORFEITS));
+            let mut text = format!("{}:", self.terms.lost_by_forfeit(lost));
+            for (name, games) in &groups {
+                text.push_str(&format!("\n{name}: {}", games.len()));
+                for line in games.iter().take(SHOWN_FORFEITS) {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+                if games.len() > SHOWN_FORFEITS {
+                    let more = games.len() - SHOWN_FORFEITS;
+                    text.push_str(&format!("\n... and {more} more in this test"));
+                }
             }
             text
         };
-        TestOutcome::new(test, f64::from(u8::from(lost.is_empty())), output)
+        TestOutcome::new(test, f64::from(u8::from(lost == 0)), output)
     }
 }
 

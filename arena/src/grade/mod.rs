@@ -223,6 +223,8 @@ enum Isolation {
         student: Account,
         /// The references' user.
         reference: Account,
+        /// This grading's hold on the student's user.
+        _lock: crate::sandbox::UserLock,
     },
     /// Everything runs as the grader's user; the reason, if isolation was
     /// asked for.
@@ -259,11 +261,17 @@ impl Isolation {
                 meta.mode() & 0o7777
             );
         }
+        // No other grading runs as this student user from here on.
+        let lock = crate::sandbox::UserLock::take(&student)?;
         // Left over from an earlier run, they could still act (and hold
         // memory the watch would count against this one).
         crate::sandbox::kill_user(student.uid);
         crate::shared_memory::clear(student.uid);
-        Ok(Isolation::On { student, reference })
+        Ok(Isolation::On {
+            student,
+            reference,
+            _lock: lock,
+        })
     }
 
     fn student(&self) -> Option<&Account> {
@@ -391,7 +399,10 @@ fn sandboxes(
     work: &Path,
     student_dir: &Path,
 ) -> Result<(Option<Sandbox>, Option<Sandbox>)> {
-    let Isolation::On { student, reference } = isolation else {
+    let Isolation::On {
+        student, reference, ..
+    } = isolation
+    else {
         return Ok((None, None));
     };
     let limits = ResourceLimits {

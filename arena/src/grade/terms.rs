@@ -104,7 +104,12 @@ impl Terms {
             Some((what, stderr)) => (what.trim_end_matches("; "), stderr),
             None => (detail, ""),
         };
+        let traceback = python_traceback(stderr);
         let said = match reason {
+            Reason::Crash if traceback.is_empty() => format!(
+                "the program running your code ended without a traceback ({})",
+                what.replace("the engine", "it")
+            ),
             Reason::Crash => "your code raised an exception, or its program ended".to_string(),
             Reason::IllegalMove => match returned_column(what) {
                 Some(c) => format!(
@@ -113,6 +118,10 @@ impl Terms {
                 None => "act returned a column that is not free".to_string(),
             },
             Reason::Time => format!("act took longer than the time per move ({what})"),
+            Reason::Stall if what.contains("of starting") => format!(
+                "your code did not start: {} (the time to load it)",
+                what.replace("no answer to hello", "no answer")
+            ),
             Reason::Stall => "act did not return: the game waited past the time per move".into(),
             Reason::Protocol => format!(
                 "the program that runs your code could not read its answer ({what}); please \
@@ -120,7 +129,6 @@ impl Terms {
             ),
             other => other.to_string(),
         };
-        let traceback = python_traceback(stderr);
         if traceback.is_empty() {
             said
         } else {
@@ -180,8 +188,12 @@ impl Terms {
 }
 
 /// The column a Python student returned, from the arena's detail of an
-/// illegal move (which numbers columns from 1).
+/// illegal move: told in the player's columns from 0 (see
+/// [`crate::play::illegal_move_text`]), or in the protocol's from 1.
 fn returned_column(detail: &str) -> Option<i64> {
+    if let Some(value) = crate::play::returned_value(detail) {
+        return Some(value);
+    }
     let rest = &detail[detail.find("column ")? + "column ".len()..];
     let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse::<i64>().ok().map(|c| c - 1)
@@ -278,6 +290,32 @@ mod tests {
         assert!(
             board.contains("1 2 3 4 5 6 7") && !board.contains("-1"),
             "{board}"
+        );
+    }
+
+    /// Issue #43, item 1: with no traceback, the student reads what was
+    /// seen, not a guess that their code raised; a start that took too
+    /// long names the limit.
+    #[test]
+    fn a_failure_without_a_traceback_says_what_was_seen() {
+        let crash = Terms::Python.failure(Reason::Crash, "the engine exited (signal: 9 (SIGKILL))");
+        assert_eq!(
+            crash,
+            "the program running your code ended without a traceback (it exited (signal: 9 (SIGKILL)))"
+        );
+        let start =
+            Terms::Python.failure(Reason::Stall, "no answer to hello within 10 s of starting");
+        assert_eq!(
+            start,
+            "your code did not start: no answer within 10 s of starting (the time to load it)"
+        );
+        let raised = Terms::Python.failure(
+            Reason::Crash,
+            "the engine exited (exit status: 1); its stderr ends: Traceback (most recent call last): | ZeroDivisionError: division by zero",
+        );
+        assert!(
+            raised.starts_with("your code raised an exception"),
+            "{raised}"
         );
     }
 }
