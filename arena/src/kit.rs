@@ -64,11 +64,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         connect4::atomic_file::write(&path, text)
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    // The students' page: a student with the kit alone has no repository.
+    let page = source.join("docs/students.md");
+    let students = std::fs::read(&page).with_context(|| format!("reading {}", page.display()))?;
+    connect4::atomic_file::write(&args.out.join("students.md"), students)
+        .with_context(|| format!("writing {}", args.out.join("students.md").display()))?;
     let readme = args.out.join("README.txt");
     connect4::atomic_file::write(&readme, readme_text(visible.is_some()))
         .with_context(|| format!("writing {}", readme.display()))?;
     println!(
-        "wrote the kit in {}: the wheel, {}README.txt; students install it with \
+        "wrote the kit in {}: the wheel, {}students.md, README.txt; students install it with \
          pip install {}/connect4_kit-*.whl",
         args.out.display(),
         if visible.is_some() {
@@ -295,6 +300,6 @@ fn readme_text(visible: bool) -> String {
          connect4-arena match --engine 'name=mine,cmd=connect4-policy,arg=my-policy' \
          --engine 'name=greedy,cmd=self,option.agent=greedy' --games 10\n\
          {grade}\n\n\
-         docs/students.md of the repository explains each step.\n"
+         students.md, beside this file, explains each step.\n"
     )
 }

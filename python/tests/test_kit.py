@@ -71,6 +71,9 @@ def test_the_kit_installs_and_grades_without_rust(tmp_path):
             data = wheel.read(name)
             for path in (str(REPO), cargo_home):
                 assert path.encode() not in data, f"{path} in {name}"
+    # The students' page is in the kit: a student has nothing else.
+    assert (kit / "students.md").read_text() == (REPO / "docs" / "students.md").read_text()
+    assert "students.md, beside this file" in (kit / "README.txt").read_text()
     visible = (kit / "visible-tests.toml").read_text()
     assert "Hidden against greedy" not in visible and 'kind = "wins"' in visible
 

@@ -2,6 +2,7 @@
 the real arena."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -433,3 +434,31 @@ def test_a_policy_s_illegal_moves_are_told_in_its_own_columns(tmp_path):
     assert "does it count columns from 1?" in out.stderr, out.stderr
     lost = [g for g in games if g["reason"] == "illegal move"]
     assert lost and all(g["zero_based"] == ["onebased"] for g in lost), games
+
+
+EXAMPLE = HERE.parent.parent / "docs" / "grading" / "example-results.json"
+
+
+def test_the_documented_example_results_are_what_the_grader_writes_now(tmp_path):
+    # Issue #43, item 7: docs/grading/example-results.json is the course's
+    # tactical policy graded by the standard policy tests, as the grader
+    # writes it now (C4_UPDATE_EXAMPLES=1 rewrites it after a change).
+    config = tmp_path / "grader.toml"
+    config.write_text(f'[submission]\nkind = "policy"\npython_path = ["{COURSE}"]\n')
+    results = tmp_path / "results.json"
+    graded = subprocess.run(
+        [arena_binary(), "grade", "--config", str(config), "--submission", str(GROUPS / "Tactical"),
+         "--python", sys.executable, "--results", str(results)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert graded.returncode == 0, graded.stderr
+    now = json.loads(results.read_text())
+    if os.environ.get("C4_UPDATE_EXAMPLES"):
+        EXAMPLE.write_text(json.dumps(now, indent=2, ensure_ascii=False) + "\n")
+    documented = json.loads(EXAMPLE.read_text())
+    for r in (now, documented):
+        r.pop("execution_time", None)
+    assert now == documented, "docs/grading/example-results.json is stale: run with C4_UPDATE_EXAMPLES=1"
+    # A Python student's terms: columns from 0, the array it receives.
+    text = json.dumps(now)
+    assert "bestmove" not in text and "columns 1 to 7" not in text
