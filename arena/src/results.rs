@@ -259,6 +259,39 @@ pub fn elo_text(e: f64) -> String {
 }
 
 impl Results {
+    /// The run in one line, before the statistics: a match's wins, draws
+    /// and losses from the first engine's side, or a tournament's leader.
+    pub fn verdict_line(&self) -> String {
+        if self.engines.len() == 2
+            && let Some(p) = self.pairings.first()
+        {
+            let t = &p.tally;
+            return format!(
+                "result: {} {} win(s), {} draw(s), {} loss(es) against {} ({:.1}% of the points)",
+                p.a,
+                t.wins,
+                t.draws,
+                t.losses,
+                p.b,
+                100.0 * t.score()
+            );
+        }
+        let best = self
+            .engines
+            .iter()
+            .max_by(|x, y| x.points.total_cmp(&y.points));
+        match best {
+            Some(e) => format!(
+                "result: {} leads with {} point(s) of {} game(s), among {} engines",
+                e.name,
+                e.points,
+                e.games,
+                self.engines.len()
+            ),
+            None => "result: no game".to_string(),
+        }
+    }
+
     /// The final table.
     pub fn table(&self) -> String {
         let mut out = String::new();

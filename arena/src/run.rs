@@ -805,6 +805,57 @@ fn print_header(
     Ok(())
 }
 
+/// Nodes the solver may spend on one opening's value for
+/// [`lost_openings_note`]: every 2-ply opening of the standard board is in
+/// the book; a larger board's may be left unlabelled.
+const OPENING_NODES: u64 = 2_000_000;
+
+/// For each engine that lost games from openings already lost for it (by
+/// the solver's labels, the side to move after the opening): how many of
+/// its losses those were. A perfect player loses those too, so a run's
+/// first reader should not take them for mistakes. Empty when none.
+fn lost_openings_note(games: &[GameLine], names: &[String], rules: Rules) -> String {
+    let mut solver = connect4::search::Solver::new(16);
+    let mut values: HashMap<String, Option<i32>> = HashMap::new();
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    for g in games {
+        let Some(loser) = g.loser() else { continue };
+        let entry = counts.entry(loser).or_default();
+        entry.1 += 1;
+        let value = *values.entry(g.opening.clone()).or_insert_with(|| {
+            let game = connect4::Game::from_move_string(rules, &g.opening).ok()?;
+            solver.set_budget(connect4::search::Budget::new(
+                &connect4::search::Limits::nodes(OPENING_NODES),
+                std::time::Instant::now(),
+                None,
+            ));
+            solver.solve_within(game.position(), true)
+        });
+        // The value is the side to move's; the loser moved first or not.
+        let loser_moves_next = (g.opening.len() % 2 == 0) == (g.first == loser);
+        let for_loser = value.map(|v| if loser_moves_next { v } else { -v });
+        if for_loser.is_some_and(|v| v < 0) {
+            entry.0 += 1;
+        }
+    }
+    let mut note = String::new();
+    for name in names {
+        if let Some(&(from_lost, losses)) = counts.get(name.as_str())
+            && from_lost > 0
+        {
+            note.push_str(&format!(
+                "{name}: {from_lost} of its {losses} lost game(s) began from an opening already \
+                 lost for it (by the solver; a perfect player loses those too)\n"
+            ));
+        }
+    }
+    if note.is_empty() {
+        note
+    } else {
+        format!("\n{note}")
+    }
+}
+
 /// For each engine that lost games by a crash: the first of them, with
 /// the last lines the engine wrote on stderr (its traceback), and where
 /// the rest are kept. Empty when no engine crashed.
@@ -868,6 +919,7 @@ fn report_run(
     games.sort_by_key(|g| g.game);
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
+    writeln!(out, "{}", results.verdict_line())?;
     write!(out, "{}", results.table())?;
     if plan.specs.len() > 2 {
         writeln!(out)?;
@@ -875,6 +927,11 @@ fn report_run(
         writeln!(out)?;
         write!(out, "{}", results.rating_table())?;
     }
+    write!(
+        out,
+        "{}",
+        lost_openings_note(&games, &plan.names, args.rules)
+    )?;
     write!(
         out,
         "{}",

@@ -504,3 +504,20 @@ fn plot_draws_the_elo_and_the_sprt_of_a_match_and_of_a_merge() {
         }
     }
 }
+
+/// Issue #43, item 9: a match opens its report with a one-line result, and
+/// says how many of an engine's losses began from openings already lost
+/// for it (the perfect player loses those too).
+#[test]
+fn a_match_says_its_result_first_and_which_losses_were_lost_openings() {
+    arena()
+        .args(["match", "--engine", "name=perfect,cmd=self,movetime=20"])
+        .args(["--engine", "name=ab2,cmd=self,option.agent='alphabeta:depth=2'"])
+        .args(["--games", "20", "--seed", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\nresult: perfect 20 win(s), 0 draw(s), 0 loss(es) against ab2 (100.0% of the points)\n"))
+        .stdout(predicate::str::contains(
+            "ab2: 7 of its 20 lost game(s) began from an opening already lost for it",
+        ));
+}
