@@ -396,3 +396,26 @@ fn the_kit_s_visible_tests_score_what_gradescope_s_score() {
         assert_eq!((a.score, &a.output), (b.score, &b.output), "{name}");
     }
 }
+
+/// Issue #43, item 9: a missed conversion says which moves were the
+/// student's and which were the defence's, and the first move that let
+/// the win slip with the one that would have won.
+#[test]
+fn a_missed_conversion_names_the_move_that_let_the_win_slip() {
+    let dir = scratch("convert-feedback");
+    let config = dir.join("grader.toml");
+    std::fs::write(
+        &config,
+        "[submission]\nkind = \"engine\"\n[[test]]\nkind = \"tactics\"\ntactics = [\"convert\"]\npositions = 3\n",
+    )
+    .unwrap();
+    let results = grade_with(
+        &dir.join("results.json"),
+        "name=student,cmd=self,option.agent='random:seed=5'",
+        &["--config", config.to_str().unwrap()],
+    );
+    let output = &results.tests[0].output;
+    assert!(output.contains("(yours: "), "{output}");
+    assert!(output.contains("the defence's: "), "{output}");
+    assert!(output.contains("let the win slip: column "), "{output}");
+}

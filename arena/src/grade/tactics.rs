@@ -276,6 +276,58 @@ fn block(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
     }
 }
 
+/// Whose each move of `moves` (from the engine's turn) was, in words:
+/// the student's and the defence's columns.
+fn whose(terms: Terms, moves: &str) -> String {
+    let (mut yours, mut theirs) = (Vec::new(), Vec::new());
+    for (i, c) in moves.chars().enumerate() {
+        let Some(d) = c.to_digit(10) else { continue };
+        let shown = terms.column(d - 1);
+        let number = shown.trim_start_matches("column ").to_string();
+        if i % 2 == 0 {
+            yours.push(number);
+        } else {
+            theirs.push(number);
+        }
+    }
+    format!(
+        "yours: {}; the defence's: {}",
+        yours.join(", "),
+        if theirs.is_empty() {
+            "none".to_string()
+        } else {
+            theirs.join(", ")
+        }
+    )
+}
+
+/// If the engine's move `played` (1-based) in `game` wins later than the
+/// best move, or not at all: which move that was and which would have won
+/// sooner, in the student's terms.
+fn slipped(solver: &mut Solver, game: &Game, played: u32, terms: Terms) -> Option<String> {
+    let p = game.position();
+    let scores = solver.analyze(p);
+    let (best, best_score) = scores
+        .iter()
+        .enumerate()
+        .filter_map(|(c, s)| s.map(|s| (c as u32, s)))
+        .max_by_key(|&(_, s)| s)?;
+    let got = scores
+        .get(played.checked_sub(1)? as usize)
+        .copied()
+        .flatten();
+    if got.is_some_and(|s| s >= best_score) {
+        return None;
+    }
+    let end = end_ply(p, best_score)?;
+    Some(format!(
+        "your move at ply {} ({}) let the win slip: {} wins by ply {end}",
+        p.moves_played() + 1,
+        terms.column(played - 1),
+        terms.column(best)
+    ))
+}
+
 /// Proven wins within 11 plies: the engine must win by the ply perfect play
 /// reaches, against the solver's longest defence.
 fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
@@ -311,7 +363,9 @@ fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
 }
 
 /// Plays from `g` (a win for the side to move, the engine) against the
-/// solver's longest defence; `Ok` if the engine wins by ply `end`.
+/// solver's longest defence; `Ok` if the engine wins by ply `end`. The
+/// error tells which moves were the engine's, and the first of them that
+/// let the win slip with the move that would have kept it.
 fn play_out_win(
     seat: &mut TacticSeat,
     solver: &mut Solver,
@@ -321,29 +375,35 @@ fn play_out_win(
 ) -> Result<(), String> {
     let engine_side = g.side_to_move();
     let mut game = g.clone();
+    let mut slip: Option<String> = None;
     loop {
         match game.status() {
-            Status::Won(w) if w == engine_side => {
-                return if game.moves().len() as u32 <= end {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "won at ply {} instead of {end}",
-                        game.moves().len()
-                    ))
-                };
+            Status::Won(w) if w == engine_side && game.moves().len() as u32 <= end => {
+                return Ok(());
             }
             Status::Won(_) | Status::Draw => {
+                let how = match game.status() {
+                    Status::Won(w) if w == engine_side => {
+                        format!("won at ply {} instead of {end}", game.moves().len())
+                    }
+                    _ => "did not win".to_string(),
+                };
                 let then = &game.move_string()[g.moves().len()..];
                 return Err(format!(
-                    "did not win: the game went on with {}",
-                    seat.terms.moves(then)
+                    "{how}: the game went on with {} ({}){}",
+                    seat.terms.moves(then),
+                    whose(seat.terms, then),
+                    slip.map_or(String::new(), |s| format!("; {s}"))
                 ));
             }
             Status::Ongoing => {}
         }
         let column = if game.side_to_move() == engine_side {
-            seat.ask(&game, forfeits).ok_or("forfeited")?
+            let played = seat.ask(&game, forfeits).ok_or("forfeited")?;
+            if slip.is_none() {
+                slip = slipped(solver, &game, played, seat.terms);
+            }
+            played
         } else {
             // The defender delays the loss as long as it can.
             let best = solver
