@@ -905,6 +905,24 @@ struct Speed {
     cpu: Option<f64>,
 }
 
+impl Speed {
+    /// The run's speed in one line.
+    fn line(&self) -> String {
+        let moves = self.moves.max(1) as f64;
+        format!(
+            "{} games in {:.2} s: {:.1} games/s, {:.3} ms of wall time per move{}",
+            self.played,
+            self.wall,
+            self.played as f64 / self.wall,
+            1e3 * self.wall / moves,
+            self.cpu.map_or(String::new(), |c| format!(
+                ", arena CPU {:.3} ms per move",
+                1e3 * c / moves
+            ))
+        )
+    }
+}
+
 /// Prints the tables, writes the files, and says how the run ended.
 fn report_run(
     plan: &Plan,
@@ -944,19 +962,7 @@ fn report_run(
         writeln!(out, "drew the run in {}", path.display())?;
     }
     if speed.played > 0 {
-        let moves = speed.moves.max(1) as f64;
-        writeln!(
-            out,
-            "\n{} games in {:.2} s: {:.1} games/s, {:.3} ms of wall time per move{}",
-            speed.played,
-            speed.wall,
-            speed.played as f64 / speed.wall,
-            1e3 * speed.wall / moves,
-            speed.cpu.map_or(String::new(), |c| format!(
-                ", arena CPU {:.3} ms per move",
-                1e3 * c / moves
-            ))
-        )?;
+        writeln!(out, "\n{}", speed.line())?;
     }
     let share = plan.share(args.shard).count();
     let missing = share.saturating_sub(
