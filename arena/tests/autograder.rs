@@ -161,6 +161,11 @@ impl FakeRoot {
 
     /// Writes an autograder zip with `args` and unpacks it as source/.
     fn install(&self, args: &[&str]) -> String {
+        self.install_with(args, &[])
+    }
+
+    /// As [`FakeRoot::install`], with `env` set for setup.sh.
+    fn install_with(&self, args: &[&str], env: &[(&str, &str)]) -> String {
         let zip = self.dir.join("autograder.zip");
         let out = Command::new(arena())
             .arg("autograder")
@@ -194,6 +199,7 @@ impl FakeRoot {
         let out = Command::new("bash")
             .arg(source.join("setup.sh"))
             .env("AUTOGRADER_ROOT", &self.dir)
+            .envs(env.iter().copied())
             .current_dir(&source)
             .output()
             .unwrap();
@@ -962,6 +968,49 @@ fn a_child_of_the_grader_stopped_by_the_student_is_killed_not_waited_for() {
     let killed = connect4_arena::sandbox::kill_stopped_children(student.uid, std::process::id());
     assert_eq!(killed, 1);
     assert_eq!(child.wait().unwrap().signal(), Some(9));
+}
+
+/// Issue #43, item 9: numpy carried in the zip (`--wheels`) installs with
+/// no package index at all (setup.sh fetched it each time: 128 s under
+/// load), and the policy is graded.
+#[test]
+fn a_carried_numpy_wheel_installs_without_the_network() {
+    let Some(_turn) = isolated() else {
+        return;
+    };
+    let root = FakeRoot::new("wheels");
+    let wheels = root.dir.join("wheels");
+    let fetched = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--only-binary=:all:",
+            "numpy",
+            "-d",
+        ])
+        .arg(&wheels)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !fetched {
+        eprintln!("skipped: pip cannot download numpy's wheel here");
+        return;
+    }
+    let course = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/tests/course");
+    root.install_with(
+        &[
+            "--kind",
+            "policy",
+            "--include",
+            course,
+            "--wheels",
+            wheels.to_str().unwrap(),
+        ],
+        &[("PIP_INDEX_URL", "http://127.0.0.1:9/simple")],
+    );
+    let (graded, _) = root.grade(&[text("policy.py", WEAK_POLICY)]);
+    assert!(graded.score > 0.0, "{graded:?}");
 }
 
 /// A random course policy that takes a tenth of a second a move.

@@ -7,7 +7,7 @@
 //! | `run_autograder` | run per submission: `connect4-arena grade --isolate` with the config |
 //! | `config.toml` | the grading config (the one given, or the kind's defaults) |
 //! | `bin/connect4-arena` | this binary (the grader, the reference engines) |
-//! | `python/*.whl` | the Python bridge as a wheel, installed offline |
+//! | `python/*.whl` | the Python bridge as a wheel, installed offline, and the `--wheels` given (numpy's) |
 //! | `include/NAME/` | each `--include` folder (on a policy's import path by default) |
 //! | `rust/` | the source this binary was built from, built by `setup.sh` if the binary does not run there |
 //!
@@ -48,10 +48,54 @@ pub struct Args {
     /// Bundle no source (a smaller zip; the image must run the binary).
     #[arg(long, conflicts_with = "source")]
     pub no_source: bool,
+    /// Carry every wheel in this folder (numpy's for the image's Python,
+    /// from `pip download numpy --only-binary=:all: --python-version 3.10
+    /// --platform manylinux2014_x86_64 -d DIR`): setup.sh installs numpy
+    /// from it without the network.
+    #[arg(long, value_name = "DIR")]
+    pub wheels: Option<PathBuf>,
 }
 
 const SETUP: &str = include_str!("gradescope/setup.sh");
 const RUN: &str = include_str!("gradescope/run_autograder");
+
+/// The zip as it is made, in memory.
+type InMemory = std::io::Cursor<Vec<u8>>;
+
+/// Adds every `.whl` of `dir` as `python/NAME`; a folder with none is an
+/// error (the flag was given for a reason).
+fn add_wheels(
+    zip: &mut zip::ZipWriter<InMemory>,
+    dir: &Path,
+    options: SimpleFileOptions,
+) -> Result<()> {
+    let mut wheels: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("--wheels {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "whl") && p.is_file())
+        .collect();
+    wheels.sort();
+    if wheels.is_empty() {
+        bail!(
+            "--wheels {}: no .whl file there (pip download numpy --only-binary=:all: -d {} \
+             fetches numpy's)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    for wheel in wheels {
+        let name = wheel
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        let bytes =
+            std::fs::read(&wheel).with_context(|| format!("reading {}", wheel.display()))?;
+        put(zip, &format!("python/{name}"), options, &bytes)?;
+    }
+    Ok(())
+}
 
 /// The files of the workspace that build the binary (no tests, no data).
 const SOURCE_PARTS: [&str; 8] = [
@@ -87,9 +131,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .filter(|s| s.join("Cargo.lock").is_file())
             .map(|s| s.canonicalize().unwrap_or(s)),
     };
-    let file = std::fs::File::create(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let mut zip = zip::ZipWriter::new(file);
+    crate::outputs::Files::new()
+        .input("--config", args.config.as_deref())
+        .output("--out", Some(&args.out))
+        .check()?;
+    // Made in memory, then written whole: a zip cut short is never left.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let deflated = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .large_file(false);
@@ -107,6 +154,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         text,
         &wheel.bytes,
     )?;
+    if let Some(dir) = &args.wheels {
+        add_wheels(&mut zip, dir, text)?;
+    }
     for (name, dir) in &includes {
         add_folder(&mut zip, dir, &format!("include/{name}"), text, exec)?;
     }
@@ -127,7 +177,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }
         }
     }
-    zip.finish()
+    let bytes = zip
+        .finish()
+        .with_context(|| format!("writing {}", args.out.display()))?
+        .into_inner();
+    connect4::atomic_file::write(&args.out, bytes)
         .with_context(|| format!("writing {}", args.out.display()))?;
     let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
     println!(
@@ -263,7 +317,7 @@ fn config_text(args: &Args, includes: &[(String, PathBuf)]) -> Result<(String, S
 /// Adds the files under `dir` as `prefix/...` (executables stay
 /// executable; `target` folders, caches and hidden files are left out).
 fn add_folder(
-    zip: &mut zip::ZipWriter<std::fs::File>,
+    zip: &mut zip::ZipWriter<InMemory>,
     dir: &Path,
     prefix: &str,
     text: SimpleFileOptions,
@@ -298,7 +352,7 @@ fn add_folder(
 
 /// Adds the file at `path` as `name`, executable (`exec`) if it is one.
 fn add_file(
-    zip: &mut zip::ZipWriter<std::fs::File>,
+    zip: &mut zip::ZipWriter<InMemory>,
     path: &Path,
     name: &str,
     text: SimpleFileOptions,
@@ -317,7 +371,7 @@ fn add_file(
 
 /// Adds `bytes` as the file `name`.
 fn put(
-    zip: &mut zip::ZipWriter<std::fs::File>,
+    zip: &mut zip::ZipWriter<InMemory>,
     name: &str,
     options: SimpleFileOptions,
     bytes: &[u8],
