@@ -111,12 +111,10 @@ const SOURCE_PARTS: [&str; 8] = [
     "python/src",
 ];
 
-/// Writes the zip.
-pub fn run(args: &Args) -> Result<ExitCode> {
-    let includes = check_includes(&args.include)?;
-    let (config_text, kind) = config_text(args, &includes)?;
-    let me = std::env::current_exe().context("finding this program")?;
-    let source = match (&args.source, args.no_source) {
+/// The workspace whose source goes in the zip: `--source`, checked; none
+/// with `--no-source`; else the one this program was built in, if found.
+fn source_to_bundle(args: &Args) -> Result<Option<PathBuf>> {
+    Ok(match (&args.source, args.no_source) {
         (_, true) => None,
         (Some(s), false) => {
             if !s.join("Cargo.lock").is_file() || !s.join("arena/Cargo.toml").is_file() {
@@ -130,7 +128,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (None, false) => crate::kit::built_from()
             .filter(|s| s.join("Cargo.lock").is_file())
             .map(|s| s.canonicalize().unwrap_or(s)),
-    };
+    })
+}
+
+/// Writes the zip.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let includes = check_includes(&args.include)?;
+    let (config_text, kind) = config_text(args, &includes)?;
+    let me = std::env::current_exe().context("finding this program")?;
+    let source = source_to_bundle(args)?;
     crate::outputs::Files::new()
         .input("--config", args.config.as_deref())
         .output("--out", Some(&args.out))
