@@ -97,7 +97,8 @@ def test_a_column_out_of_range_is_passed_on_and_judged(tmp_path):
     assert len(games) == 2, out.stderr
     for g in games:
         assert g["reason"] == "illegal move", g
-        assert "column 8" in g["detail"], g
+        # Told in the policy's own columns: it returned 7, past 0 to 6.
+        assert "your code returned 7, which is no column: the board's columns are 0 to 6" in g["detail"], g
 
 
 def test_a_model_file_beside_the_policy_is_found(tmp_path):
