@@ -11,12 +11,13 @@
 //! until the search has answered, and so does the error of a line that is
 //! no request. `quit` waits its turn too (a search without limits is
 //! stopped at once, and any started after it), so that every request sent
-//! before it is answered; lines after it are not read. Every queue is bounded: at most
-//! [`MAX_QUEUED`] requests wait (more get a `busy` error, so that a `stop`
-//! behind them is still read), the reader is at most `MAX_UNREAD` lines
-//! ahead of the session loop, and replies wait for the writer (which waits
-//! for the client to read; then nothing more is read); `info` lines are
-//! dropped rather than waited for.
+//! before it is answered; lines after it are not read.
+//!
+//! Every queue is bounded: at most [`MAX_QUEUED`] requests wait (more get
+//! a `busy` error, so that a `stop` behind them is still read), the reader
+//! is at most `MAX_UNREAD` lines ahead of the session loop, and replies
+//! wait for the writer (which waits for the client to read; then nothing
+//! more is read); `info` lines are dropped rather than waited for.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
@@ -223,7 +224,7 @@ enum Flow {
 enum Queued {
     /// A request.
     Request(Request),
-    /// The error of a line that is no request, with its warnings.
+    /// The error of a line that is no request.
     Error(Box<Reply>),
 }
 
