@@ -53,10 +53,11 @@ enum Cmd {
         "  margin=MS overrides --time-margin; option.agent='alphabeta:depth=4' sets an engine\n",
         "  option; quote values that hold commas; cmd=self runs this binary's built-in engine.\n",
         "Forfeits: illegal move, time, crash, stall (no reply, or no pong during a search),\n",
-        "  protocol (unreadable, over 1 MiB, or out-of-turn reply). Ctrl-C (or SIGTERM, as sent\n",
-        "  by Slurm's scancel) stops starting games and finishes the running ones (twice:\n",
-        "  abandons them); the log keeps every finished game and running again with the same\n",
-        "  --log resumes."
+        "  protocol (unreadable, over 1 MiB, or out-of-turn reply); an engine that loses each of\n",
+        "  its first 3 games by one of them stops the run (--keep-going plays on).\n",
+        "Ctrl-C (or SIGTERM, as sent by Slurm's scancel) stops starting games and finishes the\n",
+        "  running ones (twice: abandons them); the log keeps every finished game and running\n",
+        "  again with the same --log resumes."
     ))]
     Match(MatchArgs),
     /// A round robin or gauntlet between three or more engines, with a

@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// before sending it to a cluster.
     #[arg(long)]
     pub check: bool,
+    /// Play every game even when an engine loses each of its first games
+    /// by one forfeit (a broken student's engine): its games are lost with
+    /// their reasons, and the run ends with the table, not an error.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Follow the run on a local web page at this port (0: a free one): the
     /// standings, crosstable, ratings, Elo and SPRT curves, and the games
     /// under way (needs --log).
@@ -129,6 +134,7 @@ impl RunArgs {
             plot: None,
             shard: None,
             check: false,
+            keep_going: false,
             serve: None,
         }
     }
@@ -398,8 +404,9 @@ struct Recorder<'a> {
     early: Vec<Vec<(Reason, String)>>,
     /// Games each engine has finished.
     finished: Vec<usize>,
-    /// Why the run stopped early, if an engine keeps failing.
-    failing: Option<String>,
+    /// Each engine that lost its first games by one forfeit, and how: the
+    /// first stops the run, unless it keeps going.
+    failing: Vec<String>,
     /// Points and games of each engine in this run's new games.
     standing: Vec<(f64, u32)>,
     progress: Progress,
@@ -445,7 +452,7 @@ impl<'a> Recorder<'a> {
             live,
             early: vec![Vec::new(); plan.specs.len()],
             finished: vec![0; plan.specs.len()],
-            failing: None,
+            failing: Vec::new(),
             standing: vec![(0.0, 0); plan.specs.len()],
             progress: Progress::new("games", todo as u64),
             games: logged,
@@ -488,7 +495,8 @@ impl<'a> Recorder<'a> {
         self.new_moves += line.plies.len();
         self.games.push(line);
         self.show_progress();
-        if self.live.verdict().is_some() || self.failing.is_some() {
+        let broken = !self.failing.is_empty() && !self.args.keep_going;
+        if self.live.verdict().is_some() || broken {
             Control::Stop
         } else {
             Control::Continue
@@ -516,12 +524,12 @@ impl<'a> Recorder<'a> {
                 // A game without such a forfeit: this engine does work.
                 self.finished[engine] = FAIL_FAST_GAMES + 1;
             }
-            if early.len() == FAIL_FAST_GAMES && self.failing.is_none() {
+            if early.len() == FAIL_FAST_GAMES {
                 let early = early.clone();
                 let spec = &self.plan.specs[engine];
                 let (reason, detail) = &early[FAIL_FAST_GAMES - 1];
                 let hint = self.one_based_hint(engine, &early);
-                self.failing = Some(format!(
+                self.failing.push(format!(
                     "engine '{}' ({}) lost each of its first {FAIL_FAST_GAMES} games by {reason}; \
                      the last: {detail}{}{hint}",
                     spec.name,
@@ -670,9 +678,7 @@ pub fn run_games(
     if let Some(e) = recorder.write_error.take() {
         return Err(e);
     }
-    if let Some(why) = recorder.failing.take() {
-        bail!("stopped: {why}");
-    }
+    broken_engines(&recorder.failing, args.keep_going)?;
     let decided = recorder.live.verdict();
     drop(recorder.writer.take());
     let code = report_run(&plan, args, sprt, recorder.games, decided, &speed)?;
@@ -680,6 +686,20 @@ pub fn run_games(
         page.keep_serving(&flags);
     }
     Ok(code)
+}
+
+/// The engines that lost their first games by one forfeit (`failing`):
+/// the run's error, or with `keep_going` a note for each.
+fn broken_engines(failing: &[String], keep_going: bool) -> Result<()> {
+    if let Some(why) = failing.first()
+        && !keep_going
+    {
+        bail!("stopped: {why} (--keep-going plays on)");
+    }
+    for why in failing {
+        eprintln!("connect4-arena: note: {why}");
+    }
+    Ok(())
 }
 
 /// The page of a run that serves it (`--serve`).

@@ -219,8 +219,41 @@ fn an_engine_that_fails_every_game_stops_the_run() {
         .stderr(predicate::str::contains("engine 'bad'"))
         .stderr(predicate::str::contains(
             "lost each of its first 3 games by crash",
-        ));
+        ))
+        .stderr(predicate::str::contains("--keep-going plays on"));
     assert!(read_log(&log).len() < 40);
+}
+
+/// Issue #47, item 1: with --keep-going a tournament plays every game of
+/// a broken engine (lost with their reasons) and ends with the table.
+#[test]
+fn keep_going_plays_every_game_of_a_broken_engine() {
+    let dir = scratch("keep-going");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["tournament", "--engine", &fake("illegal")])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--engine", "name=greedy,cmd=self,option.agent=greedy"])
+        .args(["--games", "4", "--keep-going", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("illegal move: 8"))
+        .stderr(predicate::str::contains("note: engine 'bad' ("))
+        .stderr(predicate::str::contains(
+            "lost each of its first 3 games by illegal move",
+        ));
+    let games = read_log(&log);
+    assert_eq!(games.len(), 12);
+    let bad: Vec<&GameLine> = games
+        .iter()
+        .filter(|g| g.first == "bad" || g.second == "bad")
+        .collect();
+    assert_eq!(bad.len(), 8);
+    assert!(
+        bad.iter()
+            .all(|g| g.reason == Reason::IllegalMove && g.loser() == Some("bad"))
+    );
 }
 
 #[test]
