@@ -28,9 +28,9 @@ pub enum OutputError {
         /// The input's path, as given.
         input_path: PathBuf,
     },
-    /// An output lies inside a folder the command reads.
+    /// An output is a file inside a folder the command reads.
     #[error(
-        "{output} {path} lies inside {input} {folder}: an output must not be written among \
+        "{output} {path} lies inside {input} {folder}: an output must not be written over \
          the files the command reads; choose a file elsewhere"
     )]
     InFolder {
@@ -79,7 +79,7 @@ impl Files {
     }
 
     /// A folder the command reads (a student's submission), if given: no
-    /// output may be written inside it.
+    /// output may be written over a file inside it.
     pub fn input_folder(mut self, role: &str, path: Option<&Path>) -> Files {
         if let Some(p) = path {
             self.folders.push((role.to_string(), p.to_path_buf()));
@@ -122,7 +122,8 @@ impl Files {
                     input_path: input_path.clone(),
                 });
             }
-            if let Some((input, folder)) = self.folders.iter().find(|(_, f)| inside(path, f)) {
+            let read = |f: &PathBuf| path.exists() && inside(path, f);
+            if let Some((input, folder)) = self.folders.iter().find(|(_, f)| read(f)) {
                 return Err(OutputError::InFolder {
                     output: output.clone(),
                     path: path.clone(),
@@ -238,6 +239,12 @@ mod tests {
             .unwrap();
         let submission = dir.join("submission");
         std::fs::create_dir_all(&submission).unwrap();
+        std::fs::write(submission.join("policy.py"), "").unwrap();
+        Files::new()
+            .input_folder("--submission", Some(&submission))
+            .output("--results", Some(&submission.join("results.json")))
+            .check()
+            .unwrap();
         let err = Files::new()
             .input_folder("--submission", Some(&submission))
             .output("--results", Some(&submission.join("policy.py")))
