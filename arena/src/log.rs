@@ -242,7 +242,13 @@ impl Tail {
                 .take(MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .with_context(context)?;
-            if n == 0 || (!to_the_end && line.last() != Some(&b'\n') && line.len() <= MAX_LINE) {
+            if n == 0 {
+                return Ok(());
+            }
+            // A last line without its newline is still being written,
+            // unless it is a whole game already (a log ended by hand).
+            let partial = line.last() != Some(&b'\n') && line.len() <= MAX_LINE;
+            if partial && !to_the_end && serde_json::from_slice::<GameLine>(&line).is_err() {
                 return Ok(());
             }
             self.line += 1;
