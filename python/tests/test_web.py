@@ -429,3 +429,30 @@ def test_a_served_run_stays_on_its_page_when_it_is_over(browser, tmp_path):
     finally:
         run.kill()
         run.wait()
+
+
+def test_the_standings_say_what_each_engine_lost_by(browser, tmp_path):
+    # Issue #47: a teacher sees at a glance who lost games to their own bugs.
+    def line(game, first, second, result, reason, moves):
+        return {"run": "r", "game": game, "pair": game, "first": first, "second": second,
+                "rules": "7x6x4", "opening": "", "moves": moves, "result": result,
+                "reason": reason, "seed": 1, "plies": []}
+    games = [line(1, "alice", "bob", "0-1", "illegal move", "44"),
+             line(2, "bob", "alice", "1-0", "crash", "4"),
+             line(3, "alice", "bob", "0-1", "illegal move", ""),
+             line(4, "bob", "alice", "1-0", "line", "4343434")]
+    log = tmp_path / "forfeits.jsonl"
+    log.write_text("".join(json.dumps(g) + "\n" for g in games))
+    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = browser.new_page()
+        page.goto(url + "live")
+        row = page.locator("#standings tr", has_text="alice")
+        sync_api.expect(row).to_contain_text("crash 1, illegal move 2")
+        sync_api.expect(page.locator("#standings tr", has_text="bob").locator("td").last).to_have_text("")
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()

@@ -312,6 +312,11 @@ function chart(svg, series, guides) {
   svg.replaceChildren(...parts);
 }
 
+/** An engine's forfeits as "crash 4, illegal move 8" (empty when none). */
+function lostBy(forfeits) {
+  return Object.entries(forfeits || {}).map(([why, n]) => `${why} ${n}`).join(", ");
+}
+
 /** Shows the note `id` with `text` when `count` is above zero, else hides it. */
 function note(id, count, text) {
   const box = document.getElementById(id);
@@ -322,9 +327,10 @@ function note(id, count, text) {
 /** Draws a run's standings as the server computed them. */
 function showStandings(data) {
   const { summary, crosstable, curves, sprt, running } = data;
-  fillTable(document.getElementById("standings"), ["engine", "games", "points", "score", "ms/move"],
+  fillTable(document.getElementById("standings"), ["engine", "games", "points", "score", "ms/move", "lost by"],
     [...summary.engines].sort((a, b) => b.points - a.points).map((e) =>
-      [e.name, String(e.games), String(e.points), e.games ? `${((100 * e.points) / e.games).toFixed(1)}%` : "", e.ms_per_move.toFixed(1)]));
+      [e.name, String(e.games), String(e.points), e.games ? `${((100 * e.points) / e.games).toFixed(1)}%` : "", e.ms_per_move.toFixed(1),
+        lostBy(e.forfeits)]));
   const names = crosstable.engines;
   fillTable(document.getElementById("crosstable"), ["", ...names.map((n, i) => `${i + 1}`)],
     names.map((n, i) => [`${i + 1} ${n}`, ...names.map((_, j) => (i === j ? "-" : crosstable.games[i][j] ? `${crosstable.points[i][j]}/${crosstable.games[i][j]}` : ""))]));
