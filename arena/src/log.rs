@@ -204,16 +204,11 @@ pub struct Tail {
 }
 
 impl Tail {
-    /// Reads the log again from the start on the next read.
-    pub fn restart(&mut self) {
-        *self = Tail::default();
-    }
-
     /// Appends to `games` the games of the lines added to `path` since the
     /// last read: whole lines only (a line still being written waits for
     /// the next read) unless `to_the_end`. A missing file holds no games.
-    /// A file shorter than what was read was replaced: the caller should
-    /// [`Tail::restart`] and read it again ([`TailError`] says so).
+    /// A file shorter than what was read was replaced ([`TailError`]): read
+    /// it again with a new `Tail`.
     pub fn read_into(
         &mut self,
         path: &Path,

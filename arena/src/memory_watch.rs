@@ -123,14 +123,6 @@ fn resident_bytes(pid: i32) -> u64 {
     pages * page_size()
 }
 
-/// The sum of the resident memory of every live process of user `uid`.
-pub fn user_resident_bytes(uid: u32) -> u64 {
-    crate::sandbox::processes_of(uid)
-        .into_iter()
-        .map(resident_bytes)
-        .sum()
-}
-
 /// What user `uid` holds: its live processes' resident memory and its
 /// shared memory ([`crate::shared_memory::held_bytes`]: memfds, `/dev/shm`
 /// files, System V segments), which no process's resident pages show until
@@ -169,7 +161,7 @@ mod tests {
     fn this_process_is_counted_and_a_user_without_processes_holds_nothing() {
         let me = resident_bytes(std::process::id() as i32);
         assert!(me > 0);
-        assert_eq!(user_resident_bytes(4_000_000_000), 0);
+        assert_eq!(user_held_bytes(4_000_000_000), 0);
         assert!(half_the_machine_mb() > 0);
     }
 

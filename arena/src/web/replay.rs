@@ -57,11 +57,20 @@ impl LogFile {
             tail: crate::log::Tail::default(),
             games: Arc::new(Vec::new()),
         };
-        log.stamp = log.stamp_now();
-        let mut games = Vec::new();
-        log.tail.read_into(path, false, &mut games)?;
-        log.games = Arc::new(games);
+        log.read_whole(log.stamp_now())?;
         Ok(log)
+    }
+
+    /// Reads the file whole, from a new tail, as it was at `stamp`; on an
+    /// error the games read before stay.
+    fn read_whole(&mut self, stamp: Option<Stamp>) -> Result<()> {
+        let mut tail = crate::log::Tail::default();
+        let mut games = Vec::new();
+        tail.read_into(&self.path, false, &mut games)?;
+        self.tail = tail;
+        self.games = Arc::new(games);
+        self.stamp = stamp;
+        Ok(())
     }
 
     /// The file's stamp now.
@@ -89,13 +98,9 @@ impl LogFile {
             self.stamp = stamp;
             return;
         }
-        let mut tail = crate::log::Tail::default();
-        let mut games = Vec::new();
-        if tail.read_into(&self.path, false, &mut games).is_ok() {
-            self.tail = tail;
-            self.games = Arc::new(games);
-            self.stamp = stamp;
-        }
+        // Another file, or this one shorter: read it whole again. A file
+        // that cannot be read now keeps the games read before.
+        self.read_whole(stamp).ok();
     }
 }
 
