@@ -427,11 +427,13 @@ fn play_move(
 pub fn illegal_move_text(e: &connect4::MoveError, zero_based: bool) -> String {
     use connect4::MoveError;
     match e {
-        MoveError::ColumnFull { index, column } if zero_based => format!(
-            "move {index}: your code returned {}, and column {} is full (columns counted from 0)",
-            column - 1,
-            column - 1
-        ),
+        MoveError::ColumnFull { index, column } if zero_based => {
+            let returned = column - 1;
+            format!(
+                "move {index}: your code returned {returned}, and column {returned} is full \
+                 (columns counted from 0)"
+            )
+        }
         MoveError::NoSuchColumn {
             index,
             column,

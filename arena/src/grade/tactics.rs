@@ -282,8 +282,7 @@ fn whose(terms: Terms, moves: &str) -> String {
     let (mut yours, mut theirs) = (Vec::new(), Vec::new());
     for (i, c) in moves.chars().enumerate() {
         let Some(d) = c.to_digit(10) else { continue };
-        let shown = terms.column(d - 1);
-        let number = shown.trim_start_matches("column ").to_string();
+        let number = terms.number(d - 1).to_string();
         if i % 2 == 0 {
             yours.push(number);
         } else {

@@ -32,9 +32,15 @@ impl Terms {
 
     /// Column `c` (0-based) as the student numbers it.
     pub fn column(self, c: u32) -> String {
+        format!("column {}", self.number(c))
+    }
+
+    /// The number the student gives column `c` (0-based): from 1 for a
+    /// protocol engine, from 0 for Python.
+    pub fn number(self, c: u32) -> u32 {
         match self {
-            Terms::Protocol => format!("column {}", c + 1),
-            Terms::Python => format!("column {c}"),
+            Terms::Protocol => c + 1,
+            Terms::Python => c,
         }
     }
 
