@@ -4,6 +4,7 @@ Pascal Pons' solver's scores, moves by click and keyboard, undo and redo;
 a log's game replayed with the solver's verdict on each move; and the
 server refusing what it should."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -58,6 +59,25 @@ def browser():
         b = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         yield b
         b.close()
+
+
+@contextlib.contextmanager
+def serving(*args):
+    """`serve` on a free port with `args`; yields the page's address."""
+    proc = subprocess.Popen([arena_binary(), "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield proc.stdout.readline().split()[2]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def log_line(game, first, second, result, reason, moves, **more):
+    """A game log's line of a hand-made game on the standard board."""
+    return {"run": "r", "game": game, "pair": game, "first": first, "second": second,
+            "rules": "7x6x4", "opening": "", "moves": moves, "result": result,
+            "reason": reason, "seed": 1, "plies": [], **more}
 
 
 def test_a_position_from_the_address_is_solved_and_played(server, browser):
@@ -186,15 +206,10 @@ def test_a_game_replays_with_the_solver_s_verdict_on_each_move(server, browser):
 def test_a_python_player_s_moves_are_shown_in_its_columns_from_0(browser, tmp_path):
     # Issue #43, item 2: a log's Python player (a policy) reads its moves
     # as its code returned them, from 0; the other player from 1.
-    line = {"run": "r", "game": 1, "pair": 1, "first": "policy", "second": "engine",
-            "rules": "7x6x4", "opening": "", "moves": "4455667", "result": "1-0",
-            "reason": "line", "seed": 1, "plies": [], "zero_based": ["policy"]}
+    line = log_line(1, "policy", "engine", "1-0", "line", "4455667", zero_based=["policy"])
     log = tmp_path / "python.jsonl"
     log.write_text(json.dumps(line) + "\n")
-    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = proc.stdout.readline().split()[2]
+    with serving("--log", str(log)) as url:
         page = browser.new_page()
         page.goto(url + "replay?log=1&game=1")
         sync_api.expect(page.locator("#moves li")).to_have_count(7)
@@ -203,9 +218,6 @@ def test_a_python_player_s_moves_are_shown_in_its_columns_from_0(browser, tmp_pa
         assert texts[1].startswith("engine plays 4:"), texts
         assert texts[6].startswith("policy plays 6:"), texts
         page.close()
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def test_the_server_answers_only_what_it_should(server):
@@ -433,26 +445,16 @@ def test_a_served_run_stays_on_its_page_when_it_is_over(browser, tmp_path):
 
 def test_the_standings_say_what_each_engine_lost_by(browser, tmp_path):
     # Issue #47: a teacher sees at a glance who lost games to their own bugs.
-    def line(game, first, second, result, reason, moves):
-        return {"run": "r", "game": game, "pair": game, "first": first, "second": second,
-                "rules": "7x6x4", "opening": "", "moves": moves, "result": result,
-                "reason": reason, "seed": 1, "plies": []}
-    games = [line(1, "alice", "bob", "0-1", "illegal move", "44"),
-             line(2, "bob", "alice", "1-0", "crash", "4"),
-             line(3, "alice", "bob", "0-1", "illegal move", ""),
-             line(4, "bob", "alice", "1-0", "line", "4343434")]
+    games = [log_line(1, "alice", "bob", "0-1", "illegal move", "44"),
+             log_line(2, "bob", "alice", "1-0", "crash", "4"),
+             log_line(3, "alice", "bob", "0-1", "illegal move", ""),
+             log_line(4, "bob", "alice", "1-0", "line", "4343434")]
     log = tmp_path / "forfeits.jsonl"
     log.write_text("".join(json.dumps(g) + "\n" for g in games))
-    proc = subprocess.Popen([arena_binary(), "serve", "--log", str(log), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = proc.stdout.readline().split()[2]
+    with serving("--log", str(log)) as url:
         page = browser.new_page()
         page.goto(url + "live")
         row = page.locator("#standings tr", has_text="alice")
         sync_api.expect(row).to_contain_text("crash 1, illegal move 2")
         sync_api.expect(page.locator("#standings tr", has_text="bob").locator("td").last).to_have_text("")
         page.close()
-    finally:
-        proc.kill()
-        proc.wait()
