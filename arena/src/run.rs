@@ -556,14 +556,18 @@ impl<'a> Recorder<'a> {
             .filter_map(|(_, d)| crate::play::returned_value(d))
             .collect();
         let name = &self.plan.names[engine];
-        let played = self.games.iter().flat_map(|g| {
-            let first = g.first == *name;
-            let own = g.moves.bytes().enumerate().skip(g.opening.len());
-            own.filter(move |(i, _)| {
-                (i % 2 == 0) == first && (g.first == *name || g.second == *name)
-            })
-            .map(|(_, b)| i64::from(b - b'0') - 1)
-        });
+        // Its own moves after each opening, as the values its code returned.
+        let played = self
+            .games
+            .iter()
+            .filter(|g| g.first == *name || g.second == *name)
+            .flat_map(|g| {
+                let own_parity = usize::from(g.first != *name);
+                let moves = g.moves.bytes().enumerate().skip(g.opening.len());
+                moves
+                    .filter(move |(i, _)| i % 2 == own_parity)
+                    .map(|(_, b)| i64::from(b - b'0') - 1)
+            });
         let values: Vec<i64> = refused.iter().copied().chain(played).collect();
         let one_based = !refused.is_empty() && values.iter().all(|v| (1..=columns).contains(v));
         if one_based {
@@ -829,6 +833,11 @@ fn print_header(
 /// [`lost_openings_note`]: every 2-ply opening of the standard board is in
 /// the book; a larger board's may be left unlabelled.
 const OPENING_NODES: u64 = 2_000_000;
+/// Nodes the solver may spend on all of a run's openings for
+/// [`lost_openings_note`] (a few seconds at the most): the openings of a
+/// long run on a large board beyond it are left unlabelled, so the note
+/// never holds up the end of a run.
+const OPENINGS_NODES: u64 = 40_000_000;
 
 /// For each engine that lost games from openings already lost for it (by
 /// the solver's labels, the side to move after the opening): how many of
@@ -838,18 +847,25 @@ fn lost_openings_note(games: &[GameLine], names: &[String], rules: Rules) -> Str
     let mut solver = connect4::search::Solver::new(16);
     let mut values: HashMap<String, Option<i32>> = HashMap::new();
     let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut spent = 0;
     for g in games {
         let Some(loser) = g.loser() else { continue };
         let entry = counts.entry(loser).or_default();
         entry.1 += 1;
         let value = *values.entry(g.opening.clone()).or_insert_with(|| {
             let game = connect4::Game::from_move_string(rules, &g.opening).ok()?;
+            let left = OPENINGS_NODES.saturating_sub(spent).min(OPENING_NODES);
+            if left == 0 {
+                return None;
+            }
             solver.set_budget(connect4::search::Budget::new(
-                &connect4::search::Limits::nodes(OPENING_NODES),
+                &connect4::search::Limits::nodes(left),
                 std::time::Instant::now(),
                 None,
             ));
-            solver.solve_within(game.position(), true)
+            let value = solver.solve_within(game.position(), true);
+            spent += solver.nodes();
+            value
         });
         // The value is the side to move's; the loser moved first or not.
         let loser_moves_next = (g.opening.len() % 2 == 0) == (g.first == loser);
