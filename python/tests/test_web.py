@@ -386,11 +386,7 @@ def test_hostile_names_show_as_text_on_the_served_page(browser, tmp_path):
          "--engine", "name=greedy,cmd=self,option.agent=greedy", "--games", "2",
          "--log", str(log)], capture_output=True, text=True, timeout=300)
     assert played.returncode == 0, played.stderr
-    proc = subprocess.Popen([arena_binary(), "serve", "--port", "0", "--log", str(log),
-                             "--engine", f"name={hostile},cmd=self,option.agent=greedy"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        url = proc.stdout.readline().split()[2]
+    with serving("--log", str(log), "--engine", f"name={hostile},cmd=self,option.agent=greedy") as url:
         page = browser.new_page()
         fetched, dialogs = [], []
         page.on("request", lambda r: fetched.append(r.url))
@@ -409,9 +405,6 @@ def test_hostile_names_show_as_text_on_the_served_page(browser, tmp_path):
         assert dialogs == []
         assert not [u for u in fetched if u.endswith("/x")], fetched
         page.close()
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def test_a_served_run_stays_on_its_page_when_it_is_over(browser, tmp_path):
