@@ -1,11 +1,11 @@
 //! `kit`: what an instructor hands students who have Python and no Rust.
 //!
-//! One wheel, built by maturin from the repository's `kit/` project (the
-//! engine's and the arena's programs, with the Python bridges beside them),
-//! so that `pip install` puts `connect4`, `connect4-arena`,
+//! One wheel holding the engine's and the arena's programs (built once,
+//! by cargo, from the repository's one lock file) and the Python bridges
+//! beside them, so that `pip install` puts `connect4`, `connect4-arena`,
 //! `connect4-policy` and `connect4-kaggle` on the PATH; and, from the
-//! instructor's grading config, its visible tests, so that a student grades
-//! with exactly those in one command.
+//! instructor's grading config, its visible tests, so that a student
+//! grades with exactly those in one command.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -13,6 +13,19 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 
 use crate::grade::config::Config;
+use crate::wheel::{Entry, Tag};
+
+/// The kit's distribution name: pip installs it as `connect4-kit`.
+const KIT_NAME: &str = "connect4-kit";
+
+/// What the kit says it is, on pip's page of it.
+const KIT_SUMMARY: &str = "Connect 4 for the course without Rust: the engine (connect4), the \
+     arena and grader (connect4-arena), and the bridges that run a Python policy or Kaggle \
+     agent (connect4-policy, connect4-kaggle)";
+
+/// The programs the kit carries, each built from the repository's
+/// workspace.
+const PROGRAMS: [&str; 2] = ["connect4", "connect4-arena"];
 
 /// Arguments of `kit`.
 #[derive(clap::Args)]
@@ -28,9 +41,9 @@ pub struct Args {
     /// was built in, found above the program's own path).
     #[arg(long)]
     pub source: Option<PathBuf>,
-    /// The maturin program that builds the wheel.
-    #[arg(long, default_value = "maturin")]
-    pub maturin: String,
+    /// The cargo program that builds the kit's programs.
+    #[arg(long, default_value = "cargo")]
+    pub cargo: String,
 }
 
 /// Builds the wheel and writes the kit.
@@ -42,14 +55,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
              programs hold no path of the machine they were built on): give it with --source",
         )?,
     };
-    let kit = source.join("kit");
-    if !kit.join("pyproject.toml").is_file() || !source.join("python/src/c4bridge").is_dir() {
+    if !is_repository(&source) {
         bail!(
-            "{}: expected the connect4 repository (kit/pyproject.toml, python/src/c4bridge); \
+            "{}: expected the connect4 repository (Cargo.lock, python/src/c4bridge); \
              give it with --source",
             source.display()
         );
     }
+    let tag = Tag::this_machine()
+        .context("the kit's programs run on Linux and macOS only, and this is neither")?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let visible = args
@@ -57,25 +71,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .as_deref()
         .map(|config| visible_tests(config, &args.out))
         .transpose()?;
-    stage_bridges(&source)?;
-    build_wheel(&args.maturin, &kit, &args.out)?;
+    let programs = build_programs(&args.cargo, &source)?;
+    let wheel = kit_wheel(&source, &programs, &tag)?;
+    write(&args.out.join(&wheel.file_name), wheel.bytes)?;
     if let Some(text) = &visible {
-        let path = args.out.join("visible-tests.toml");
-        connect4::atomic_file::write(&path, text)
-            .with_context(|| format!("writing {}", path.display()))?;
+        write(&args.out.join("visible-tests.toml"), text)?;
     }
     // The students' page: a student with the kit alone has no repository.
     let page = source.join("docs/students.md");
     let students = std::fs::read(&page).with_context(|| format!("reading {}", page.display()))?;
-    connect4::atomic_file::write(&args.out.join("students.md"), students)
-        .with_context(|| format!("writing {}", args.out.join("students.md").display()))?;
-    let readme = args.out.join("README.txt");
-    connect4::atomic_file::write(&readme, readme_text(visible.is_some()))
-        .with_context(|| format!("writing {}", readme.display()))?;
+    write(&args.out.join("students.md"), students)?;
+    write(&args.out.join("README.txt"), readme_text(visible.is_some()))?;
     println!(
-        "wrote the kit in {}: the wheel, {}students.md, README.txt; students install it with \
+        "wrote the kit in {}: {}, {}students.md, README.txt; students install it with \
          pip install {}/connect4_kit-*.whl",
         args.out.display(),
+        wheel.file_name,
         if visible.is_some() {
             "visible-tests.toml, "
         } else {
@@ -86,6 +97,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes one of the kit's files whole.
+fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    connect4::atomic_file::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether `folder` is the connect4 repository the kit is built from.
+fn is_repository(folder: &Path) -> bool {
+    folder.join("Cargo.lock").is_file()
+        && folder.join("arena/Cargo.toml").is_file()
+        && folder.join("python/src/c4bridge").is_dir()
+}
+
 /// The repository this program was built in: the folder above its
 /// `target/` (cargo's build of `target/release/connect4-arena`), found
 /// from the program's path so that no path of the build machine is
@@ -93,57 +116,76 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 pub fn built_from() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     exe.ancestors()
-        .find(|folder| folder.join("kit/pyproject.toml").is_file())
+        .find(|folder| is_repository(folder))
         .map(Path::to_path_buf)
 }
 
-/// Copies the bridges' package into `kit/data/purelib/c4bridge` (maturin
-/// follows no folder link), fresh, without caches.
-fn stage_bridges(source: &Path) -> Result<()> {
-    let from = source.join("python/src/c4bridge");
-    let to = source.join("kit/data/purelib/c4bridge");
-    if to.exists() {
-        std::fs::remove_dir_all(&to).with_context(|| format!("clearing {}", to.display()))?;
-    }
-    copy_python(&from, &to)
-}
-
-/// Copies the `.py` files of `from` and its folders to `to`.
-fn copy_python(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
-        let path = entry.path();
-        let name = entry.file_name();
-        if path.is_dir() && name != "__pycache__" {
-            copy_python(&path, &to.join(&name))?;
-        } else if path.extension().is_some_and(|e| e == "py") {
-            std::fs::copy(&path, to.join(&name))
-                .with_context(|| format!("copying {}", path.display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// Runs maturin on `kit`, the wheel going to `out`.
-fn build_wheel(maturin: &str, kit: &Path, out: &Path) -> Result<()> {
-    let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    let mut command = Command::new(maturin);
+/// Builds the kit's programs once, with the repository's lock file, in
+/// `target/kit/` (their own folder: the build machine's paths are
+/// rewritten in them, which the usual release build does not do, and
+/// sharing a folder would rebuild one or the other every time); the
+/// folder the programs are in.
+fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
+    let target = source.join("target/kit");
+    let mut command = Command::new(cargo);
     command
-        .args(["build", "--release", "--out"])
-        .arg(&out)
+        .args(["build", "--release", "--locked"])
         .arg("--manifest-path")
-        .arg(kit.join("Cargo.toml"))
-        .env("RUSTFLAGS", remapped_paths(kit));
+        .arg(source.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        // No symbols: a smaller download, and no names of the build machine.
+        .args(["--config", "profile.release.strip=true"]);
+    for program in PROGRAMS {
+        command.args(["--bin", program]);
+    }
+    command
+        .env("RUSTFLAGS", remapped_paths(source))
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
     crate::group::own_group(&mut command);
     let status = command.status().with_context(|| {
-        format!(
-            "running {maturin}: the kit is built by maturin (pip install maturin), \
-             with the Rust toolchain"
-        )
+        format!("running {cargo}: the kit's programs are built with the Rust toolchain")
     })?;
     if !status.success() {
-        bail!("{maturin} build failed ({status}); its output is above");
+        bail!("{cargo} build failed ({status}); its output is above");
+    }
+    Ok(target.join("release"))
+}
+
+/// The kit's wheel: the bridges' package from the repository, its
+/// commands as console scripts, and the programs in `programs`.
+fn kit_wheel(source: &Path, programs: &Path, tag: &Tag) -> Result<crate::wheel::Wheel> {
+    let mut project = crate::grade::wheel::project();
+    project.name = KIT_NAME.into();
+    project.description = KIT_SUMMARY.into();
+    let mut files = Vec::new();
+    python_files(&source.join("python/src/c4bridge"), "c4bridge", &mut files)?;
+    for program in PROGRAMS {
+        let path = programs.join(program);
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("reading the built program {}", path.display()))?;
+        files.push(Entry::script(&project, program, bytes));
+    }
+    Ok(crate::wheel::write(&project, tag, files))
+}
+
+/// The `.py` files of `folder` and its folders, as wheel entries under
+/// `prefix`, in name order (no caches).
+fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<()> {
+    let mut entries = std::fs::read_dir(folder)
+        .and_then(|read| read.collect::<std::io::Result<Vec<_>>>())
+        .with_context(|| format!("reading {}", folder.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() && name != "__pycache__" {
+            python_files(&path, &format!("{prefix}/{name}"), files)?;
+        } else if name.ends_with(".py") {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            files.push(Entry::file(format!("{prefix}/{name}"), bytes));
+        }
     }
     Ok(())
 }
@@ -152,11 +194,8 @@ fn build_wheel(maturin: &str, kit: &Path, out: &Path) -> Result<()> {
 /// folders (the repository, cargo's home) written as neutral names in
 /// the binaries' messages, so that no path of the instructor's machine
 /// goes into the wheel; any `RUSTFLAGS` already set come first.
-fn remapped_paths(kit: &Path) -> String {
-    let source = kit
-        .parent()
-        .and_then(|s| std::path::absolute(s).ok())
-        .unwrap_or_else(|| kit.join(".."));
+fn remapped_paths(source: &Path) -> String {
+    let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));

@@ -43,4 +43,5 @@ pub mod shared_memory;
 pub mod spec;
 pub mod stderr;
 pub mod web;
+pub mod wheel;
 pub mod workers;

@@ -95,8 +95,8 @@ enum Cmd {
     /// config's visible tests.
     #[command(
         after_help = "Example: connect4-arena kit --config grader.toml --out kit\n\n\
-                      Needs maturin (pip install maturin) and the Rust toolchain; students \
-                      then need only Python: pip install kit/connect4_kit-*.whl"
+                      Needs the Rust toolchain (one release build of the programs); \
+                      students then need only Python: pip install kit/connect4_kit-*.whl"
     )]
     Kit(connect4_arena::kit::Args),
     /// Serve a local web page: play and analyse positions, replay logs'

@@ -41,7 +41,7 @@ pub mod report;
 mod submission;
 mod tactics;
 mod terms;
-mod wheel;
+pub(crate) mod wheel;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

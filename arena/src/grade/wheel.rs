@@ -2,16 +2,9 @@
 //! by this binary, which carries the package's files: the autograder
 //! installs it offline, with no build tools, from the zip.
 //!
-//! A pure-Python wheel is a zip of the package and a `.dist-info` folder
-//! (METADATA, WHEEL, entry_points.txt, and RECORD: every file's SHA-256
-//! and size); the name, version, requirements and scripts come from
-//! `python/pyproject.toml`, so the two never disagree.
-
-use std::io::Write;
-
-use base64::Engine as _;
-use sha2::{Digest, Sha256};
-use zip::write::SimpleFileOptions;
+//! The package's files are compiled in, so the autograder's zip needs
+//! nothing of the repository; the metadata comes from
+//! `python/pyproject.toml`, and `crate::wheel` lays the zip out.
 
 /// The project file the metadata comes from.
 const PYPROJECT: &str = include_str!("../../../python/pyproject.toml");
@@ -44,89 +37,35 @@ const PACKAGE: [(&str, &str); 6] = [
     ),
 ];
 
-/// What the wheel's metadata needs from pyproject.toml.
-#[derive(serde::Deserialize)]
-struct PyProject {
-    project: Project,
-}
+/// The package's template, which `connect4-policy new` copies.
+const TEMPLATE: (&str, &str) = (
+    "templates/policy.py",
+    include_str!("../../../python/src/c4bridge/templates/policy.py"),
+);
 
-#[derive(serde::Deserialize)]
-struct Project {
-    name: String,
-    version: String,
-    description: String,
-    #[serde(rename = "requires-python")]
-    requires_python: String,
-    dependencies: Vec<String>,
-    scripts: std::collections::BTreeMap<String, String>,
-}
+pub use crate::wheel::Wheel;
 
-/// A built wheel: its file name (which pip reads the version from) and
-/// its bytes.
-pub struct Wheel {
-    /// `NAME-VERSION-py3-none-any.whl`.
-    pub file_name: String,
-    /// The zip.
-    pub bytes: Vec<u8>,
+/// The bridges' project, from python/pyproject.toml.
+pub fn project() -> crate::wheel::Project {
+    crate::wheel::Project::from_pyproject(PYPROJECT)
+        .expect("python/pyproject.toml has a [project] table")
 }
 
 /// Builds the wheel.
 pub fn build() -> Wheel {
-    let project = toml::from_str::<PyProject>(PYPROJECT)
-        .expect("python/pyproject.toml has a [project] table")
-        .project;
-    let dist = project.name.replace('-', "_");
-    let info = format!("{dist}-{}.dist-info", project.version);
-    let mut files: Vec<(String, String)> = PACKAGE
+    let files = PACKAGE
         .iter()
-        .map(|(name, text)| (format!("c4bridge/{name}"), text.to_string()))
+        .chain([&TEMPLATE])
+        .map(|(name, text)| crate::wheel::Entry::file(format!("c4bridge/{name}"), *text))
         .collect();
-    let mut metadata = format!(
-        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: {}\n",
-        project.name, project.version, project.description, project.requires_python
-    );
-    for d in &project.dependencies {
-        metadata.push_str(&format!("Requires-Dist: {d}\n"));
-    }
-    files.push((format!("{info}/METADATA"), metadata));
-    files.push((
-        format!("{info}/WHEEL"),
-        "Wheel-Version: 1.0\nGenerator: connect4-arena\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-            .into(),
-    ));
-    let mut entry_points = "[console_scripts]\n".to_string();
-    for (script, target) in &project.scripts {
-        entry_points.push_str(&format!("{script} = {target}\n"));
-    }
-    files.push((format!("{info}/entry_points.txt"), entry_points));
-    files.push((format!("{info}/top_level.txt"), "c4bridge\n".into()));
-    let mut record = String::new();
-    for (path, text) in &files {
-        let digest = Sha256::digest(text.as_bytes());
-        let hash = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest);
-        record.push_str(&format!("{path},sha256={hash},{}\n", text.len()));
-    }
-    record.push_str(&format!("{info}/RECORD,,\n"));
-    files.push((format!("{info}/RECORD"), record));
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .unix_permissions(0o644);
-    for (path, text) in &files {
-        zip.start_file(path.as_str(), options)
-            .and_then(|()| zip.write_all(text.as_bytes()).map_err(Into::into))
-            .expect("writing to memory");
-    }
-    let bytes = zip.finish().expect("writing to memory").into_inner();
-    Wheel {
-        file_name: format!("{dist}-{}-py3-none-any.whl", project.version),
-        bytes,
-    }
+    crate::wheel::write(&project(), &crate::wheel::Tag::Pure, files)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
     use std::io::Read;
 
     #[test]
@@ -175,6 +114,7 @@ mod tests {
             line,
             format!("c4bridge/policy.py,sha256={hash},{}", policy.len())
         );
+        assert!(record.contains("c4bridge/templates/policy.py,sha256="));
         assert_eq!(record.lines().count(), 11);
     }
 }
