@@ -41,7 +41,7 @@ def functions(path):
 
 
 def main():
-    found = sorted((f for d in ("src", "arena/src") for p in (ROOT / d).rglob("*.rs")
+    found = sorted((f for d in ("src", "arena/src", "crates") for p in (ROOT / d).rglob("*.rs")
                     for f in functions(p)), reverse=True)
     over = [f for f in found if f[0] > LIMIT]
     for n, place, name in over:

@@ -3,7 +3,11 @@
 //! layer above its own, nothing but the lab names the lab, and the
 //! protocol reaches the engine only through the facade.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/imports.rs"]
+mod imports;
+use imports::{named, sources};
 
 /// Each top module of the library and its layer, bottom first.
 const LAYERS: &[(&str, u32)] = &[
@@ -59,36 +63,6 @@ fn forbidden(importer: &str, imported: &str) -> Option<String> {
         return Some("the protocol reaches the engine only through the facade".into());
     }
     (to > from).then(|| format!("layer {to} is above layer {from}"))
-}
-
-/// The modules a line of code names as `crate::NAME` (comments left out).
-fn named(line: &str) -> Vec<&str> {
-    let code = line.split("//").next().unwrap_or("");
-    code.match_indices("crate::")
-        .filter(|(at, _)| {
-            // `connect4::` or `some_crate::` is not this crate's path.
-            !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
-        })
-        .map(|(at, _)| {
-            let rest = &code[at + "crate::".len()..];
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            &rest[..end]
-        })
-        .collect()
-}
-
-/// Every .rs file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

@@ -4,6 +4,23 @@
 //! With no arguments it plays a short demonstration match between two
 //! engines built from this repository: the arena binary serves the engine
 //! protocol itself (`connect4-arena engine`) and spawns copies of itself.
+//!
+//! The binary wires the arena's crates (arena/tests/layers.rs checks the
+//! map: a crate depends only on those below it, and only the web links
+//! the web server):
+//!
+//! ```text
+//! connect4-arena        the command line; hands the web's page to a run's --serve
+//!   |         |                 |                    |
+//! connect4-grade     connect4-web          connect4-experiments
+//! (grade, autograder, (serve, report:       (the course reports'
+//!  kit, compliance,    axum and tokio)       experiments)
+//!  the memory watch)
+//!   |         |                 |
+//! connect4-match        engine processes, games, runs, logs, results
+//!   |
+//! connect4              the engine: rules, book, search, agents, protocol, lab
+//! ```
 
 use std::io;
 use std::path::PathBuf;
@@ -13,11 +30,12 @@ use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
 use connect4::lab::stats::Sprt;
-use connect4_arena::merge::{self, MergeOptions};
-use connect4_arena::run::{RunArgs, run_games};
-use connect4_arena::schedule::Mode;
-use connect4_arena::spec::EngineSpec;
-use connect4_arena::{compliance, experiment, grade};
+use connect4_experiments as experiment;
+use connect4_grade::{self as grade, compliance};
+use connect4_match::merge::{self, MergeOptions};
+use connect4_match::run::{RunArgs, run_games};
+use connect4_match::schedule::Mode;
+use connect4_match::spec::EngineSpec;
 
 /// Matches, tournaments and grading between Connect-4 engine processes that
 /// speak the connect4 protocol. With no subcommand, a short demonstration
@@ -98,14 +116,14 @@ enum Cmd {
                       Needs the Rust toolchain (one release build of the programs); \
                       students then need only Python: pip install kit/connect4_kit-*.whl"
     )]
-    Kit(connect4_arena::kit::Args),
+    Kit(connect4_grade::kit::Args),
     /// Serve a local web page: play and analyse positions, replay logs'
     /// games with the solver's verdict on every move.
     #[command(
         after_help = "Example: connect4-arena serve --log games.jsonl --port 8080\n\n\
                       Then open the address it prints (http://127.0.0.1:PORT/)."
     )]
-    Serve(connect4_arena::web::Args),
+    Serve(connect4_web::Args),
     /// Write one self-contained HTML file of logs' results: tables, the Elo
     /// picture, and every game replayable with the solver's verdicts.
     #[command(
@@ -113,7 +131,7 @@ enum Cmd {
 
                       The file loads nothing from elsewhere: post it or mail it."
     )]
-    Report(connect4_arena::web::report::Args),
+    Report(connect4_web::report::Args),
     /// Check an engine's protocol compliance and print each check.
     #[command(
         after_help = "Example: connect4-arena compliance --engine 'cmd=python3,arg=engine.py'\n\n\
@@ -196,7 +214,7 @@ struct ExperimentArgs {
     #[arg(long, default_value = "experiments")]
     out: PathBuf,
     /// Games played at once (default: the number of cores).
-    #[arg(long, value_parser = connect4_arena::run::at_least_one)]
+    #[arg(long, value_parser = connect4_match::run::at_least_one)]
     concurrency: Option<usize>,
     /// Seed of openings, games, training and samples.
     #[arg(long, default_value_t = 1)]
@@ -258,9 +276,9 @@ fn main() -> ExitCode {
         Some(Cmd::Merge(args)) => merge_command(&args),
         Some(Cmd::Grade(args)) => grade::run(&args),
         Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
-        Some(Cmd::Kit(args)) => connect4_arena::kit::run(&args),
-        Some(Cmd::Serve(args)) => connect4_arena::web::run(&args),
-        Some(Cmd::Report(args)) => connect4_arena::web::report::run(&args),
+        Some(Cmd::Kit(args)) => connect4_grade::kit::run(&args),
+        Some(Cmd::Serve(args)) => connect4_web::run(&args),
+        Some(Cmd::Report(args)) => connect4_web::report::run(&args),
         Some(Cmd::Compliance(args)) => compliance::run(&args),
         Some(Cmd::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {
@@ -290,7 +308,13 @@ fn match_command(args: &MatchArgs) -> Result<ExitCode> {
             args.engines.len()
         );
     }
-    run_games(&args.engines, Mode::RoundRobin, &args.run, args.sprt)
+    run_games(
+        &args.engines,
+        Mode::RoundRobin,
+        &args.run,
+        args.sprt,
+        Some(&connect4_web::follow),
+    )
 }
 
 fn tournament_command(args: &TournamentArgs) -> Result<ExitCode> {
@@ -305,7 +329,13 @@ fn tournament_command(args: &TournamentArgs) -> Result<ExitCode> {
     } else {
         Mode::RoundRobin
     };
-    run_games(&args.engines, mode, &args.run, None)
+    run_games(
+        &args.engines,
+        mode,
+        &args.run,
+        None,
+        Some(&connect4_web::follow),
+    )
 }
 
 fn merge_command(args: &MergeArgs) -> Result<ExitCode> {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use connect4_arena::grade::GradescopeResults;
-use connect4_arena::sandbox::Account;
+use connect4_grade::GradescopeResults;
+use connect4_match::sandbox::Account;
 
 mod common;
 use common::{arena_path as arena, built};
@@ -364,7 +364,7 @@ fn engines_get_the_grade_their_play_deserves_whatever_they_try() {
     );
     assert_eq!(
         perfect.tests[3].visibility,
-        Some(connect4_arena::grade::config::Visibility::Hidden)
+        Some(connect4_grade::config::Visibility::Hidden)
     );
 
     let (honest, _) = root.grade(&engine("good"));
@@ -923,12 +923,12 @@ fn shared_memory_counts_against_the_total_and_is_removed() {
             "{mode}: {}\n{stderr}",
             graded.output
         );
-        let files = connect4_arena::shared_memory::held_bytes(student.uid, &[]);
+        let files = connect4_grade::shared_memory::held_bytes(student.uid, &[]);
         assert_eq!(
             files, 0,
             "{mode}: the student's user still holds shared memory"
         );
-        assert!(connect4_arena::shared_memory::segments(student.uid).is_empty());
+        assert!(connect4_grade::shared_memory::segments(student.uid).is_empty());
         assert!(processes_of("c4student").is_empty());
     }
 }
@@ -962,10 +962,10 @@ fn a_child_of_the_grader_stopped_by_the_student_is_killed_not_waited_for() {
     }
     // Another parent's stopped process is not the grader's to kill.
     assert_eq!(
-        connect4_arena::sandbox::kill_stopped_children(student.uid, 1),
+        connect4_match::sandbox::kill_stopped_children(student.uid, 1),
         0
     );
-    let killed = connect4_arena::sandbox::kill_stopped_children(student.uid, std::process::id());
+    let killed = connect4_match::sandbox::kill_stopped_children(student.uid, std::process::id());
     assert_eq!(killed, 1);
     assert_eq!(child.wait().unwrap().signal(), Some(9));
 }

@@ -4,7 +4,7 @@
 
 use connect4::search::Solver;
 use connect4::{Game, Rules};
-use connect4_arena::grade::GradescopeResults;
+use connect4_grade::GradescopeResults;
 
 mod common;
 use common::arena;

@@ -6,8 +6,8 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use connect4_arena::ending::Reason;
-use connect4_arena::log::GameLine;
+use connect4_match::ending::Reason;
+use connect4_match::log::GameLine;
 use predicates::prelude::*;
 
 mod common;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use connect4_arena::ending::Reason;
-use connect4_arena::grade::GradescopeResults;
+use connect4_grade::GradescopeResults;
+use connect4_match::ending::Reason;
 use predicates::prelude::*;
 
 mod common;
@@ -364,7 +364,7 @@ fn the_kit_s_visible_tests_score_what_gradescope_s_score() {
     std::fs::write(&config, text).unwrap();
     let kit = dir.join("kit");
     std::fs::create_dir_all(&kit).unwrap();
-    let visible = connect4_arena::kit::visible_tests(&config, &kit).unwrap();
+    let visible = connect4_grade::kit::visible_tests(&config, &kit).unwrap();
     assert!(
         !visible.contains(&instructor.display().to_string()),
         "{visible}"

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use connect4_arena::ending::Reason;
-use connect4_arena::log::GameLine;
-use connect4_arena::results::Summary;
+use connect4_match::ending::Reason;
+use connect4_match::log::GameLine;
+use connect4_match::results::Summary;
 use predicates::prelude::*;
 
 mod common;
@@ -315,7 +315,7 @@ fn an_sprt_keeps_its_first_crossing_when_later_games_undo_it() {
             // position (a log's results must fit its moves to be resumed).
             g.moves = g.opening.clone();
             g.plies.clear();
-            g.reason = connect4_arena::ending::Reason::Adjudicated;
+            g.reason = connect4_match::ending::Reason::Adjudicated;
             serde_json::to_string(&g).unwrap()
         })
         .collect();

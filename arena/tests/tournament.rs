@@ -1,7 +1,7 @@
 //! Tournaments: the crosstable, and a gauntlet that plays only the first
 //! engine; every command's help.
 
-use connect4_arena::results::Summary;
+use connect4_match::results::Summary;
 use predicates::prelude::*;
 
 mod common;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use connect4_arena::log::GameLine;
+use connect4_match::log::GameLine;
 
 /// The arena binary cargo built for the tests.
 pub fn arena_path() -> PathBuf {

@@ -1,0 +1,344 @@
+//! `kit`: what an instructor hands students who have Python and no Rust.
+//!
+//! One wheel holding the engine's and the arena's programs (built once,
+//! by cargo, from the repository's one lock file) and the Python bridges
+//! beside them, so that `pip install` puts `connect4`, `connect4-arena`,
+//! `connect4-policy` and `connect4-kaggle` on the PATH; and, from the
+//! instructor's grading config, its visible tests, so that a student
+//! grades with exactly those in one command.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+use crate::config::Config;
+use crate::wheel::{Entry, Tag};
+
+/// The kit's distribution name: pip installs it as `connect4-kit`.
+const KIT_NAME: &str = "connect4-kit";
+
+/// What the kit says it is, on pip's page of it.
+const KIT_SUMMARY: &str = "Connect 4 for the course without Rust: the engine (connect4), the \
+     arena and grader (connect4-arena), and the bridges that run a Python policy or Kaggle \
+     agent (connect4-policy, connect4-kaggle)";
+
+/// The programs the kit carries, each built from the repository's
+/// workspace.
+const PROGRAMS: [&str; 2] = ["connect4", "connect4-arena"];
+
+/// Arguments of `kit`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The folder the kit is written to (made if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The instructor's grading config: its visible tests go in the kit as
+    /// visible-tests.toml.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// The repository the kit is built from (default: the one this program
+    /// was built in, found above the program's own path).
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// The cargo program that builds the kit's programs.
+    #[arg(long, default_value = "cargo")]
+    pub cargo: String,
+}
+
+/// Builds the wheel and writes the kit.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let source = match &args.source {
+        Some(s) => s.clone(),
+        None => built_from().context(
+            "this program was not run from a build of the connect4 repository (the kit's \
+             programs hold no path of the machine they were built on): give it with --source",
+        )?,
+    };
+    if !is_repository(&source) {
+        bail!(
+            "{}: expected the connect4 repository (Cargo.lock, python/src/c4bridge); \
+             give it with --source",
+            source.display()
+        );
+    }
+    let tag = Tag::this_machine()
+        .context("the kit's programs run on Linux and macOS only, and this is neither")?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let visible = args
+        .config
+        .as_deref()
+        .map(|config| visible_tests(config, &args.out))
+        .transpose()?;
+    let programs = build_programs(&args.cargo, &source)?;
+    let wheel = kit_wheel(&source, &programs, &tag)?;
+    write(&args.out.join(&wheel.file_name), wheel.bytes)?;
+    if let Some(text) = &visible {
+        write(&args.out.join("visible-tests.toml"), text)?;
+    }
+    // The students' page: a student with the kit alone has no repository.
+    let page = source.join("docs/students.md");
+    let students = std::fs::read(&page).with_context(|| format!("reading {}", page.display()))?;
+    write(&args.out.join("students.md"), students)?;
+    write(&args.out.join("README.txt"), readme_text(visible.is_some()))?;
+    println!(
+        "wrote the kit in {}: {}, {}students.md, README.txt; students install it with \
+         pip install {}/connect4_kit-*.whl",
+        args.out.display(),
+        wheel.file_name,
+        if visible.is_some() {
+            "visible-tests.toml, "
+        } else {
+            ""
+        },
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes one of the kit's files whole.
+fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    connect4::atomic_file::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether `folder` is the connect4 repository the kit is built from.
+fn is_repository(folder: &Path) -> bool {
+    folder.join("Cargo.lock").is_file()
+        && folder.join("arena/Cargo.toml").is_file()
+        && folder.join("python/src/c4bridge").is_dir()
+}
+
+/// The repository this program was built in: the folder above its
+/// `target/` (cargo's build of `target/release/connect4-arena`), found
+/// from the program's path so that no path of the build machine is
+/// compiled into it.
+pub fn built_from() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .find(|folder| is_repository(folder))
+        .map(Path::to_path_buf)
+}
+
+/// Builds the kit's programs once, with the repository's lock file, in
+/// `target/kit/` (their own folder: the build machine's paths are
+/// rewritten in them, which the usual release build does not do, and
+/// sharing a folder would rebuild one or the other every time); the
+/// folder the programs are in.
+fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
+    let target = source.join("target/kit");
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--release", "--locked"])
+        .arg("--manifest-path")
+        .arg(source.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        // No symbols: a smaller download, and no names of the build machine.
+        .args(["--config", "profile.release.strip=true"]);
+    for program in PROGRAMS {
+        command.args(["--bin", program]);
+    }
+    command
+        .env("RUSTFLAGS", remapped_paths(source))
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    connect4_match::group::own_group(&mut command);
+    let status = command.status().with_context(|| {
+        format!("running {cargo}: the kit's programs are built with the Rust toolchain")
+    })?;
+    if !status.success() {
+        bail!("{cargo} build failed ({status}); its output is above");
+    }
+    Ok(target.join("release"))
+}
+
+/// The kit's wheel: the bridges' package from the repository, its
+/// commands as console scripts, and the programs in `programs`.
+fn kit_wheel(source: &Path, programs: &Path, tag: &Tag) -> Result<crate::wheel::Wheel> {
+    let mut project = crate::bridges::project();
+    project.name = KIT_NAME.into();
+    project.description = KIT_SUMMARY.into();
+    let mut files = Vec::new();
+    python_files(&source.join("python/src/c4bridge"), "c4bridge", &mut files)?;
+    for program in PROGRAMS {
+        let path = programs.join(program);
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("reading the built program {}", path.display()))?;
+        files.push(Entry::script(&project, program, bytes));
+    }
+    Ok(crate::wheel::write(&project, tag, files))
+}
+
+/// The `.py` files of `folder` and its folders, as wheel entries under
+/// `prefix`, in name order (no caches).
+fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<()> {
+    let mut entries = std::fs::read_dir(folder)
+        .and_then(|read| read.collect::<std::io::Result<Vec<_>>>())
+        .with_context(|| format!("reading {}", folder.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() && name != "__pycache__" {
+            python_files(&path, &format!("{prefix}/{name}"), files)?;
+        } else if name.ends_with(".py") {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            files.push(Entry::file(format!("{prefix}/{name}"), bytes));
+        }
+    }
+    Ok(())
+}
+
+/// The compiler's flags for the kit's programs: the build machine's
+/// folders (the repository, cargo's home) written as neutral names in
+/// the binaries' messages, so that no path of the instructor's machine
+/// goes into the wheel; any `RUSTFLAGS` already set come first.
+fn remapped_paths(source: &Path) -> String {
+    let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    let mut remap = |from: &Path, to: &str| {
+        flags.push_str(&format!(" --remap-path-prefix={}={to}", from.display()));
+    };
+    if let Some(home) = cargo_home {
+        remap(&home, "cargo");
+    }
+    remap(&source, "connect4");
+    flags.trim().to_string()
+}
+
+/// The instructor's config with its visible tests only, as TOML, for a
+/// kit written to `out`: hidden tests and those seen later stay out, and
+/// so do tests whose opponent is one of the instructor's programs (not in
+/// the kit). Each test kept carries its own seed (so it plays exactly the
+/// games Gradescope plays, whatever tests are left out, and the grading's
+/// seed, which the hidden tests' games come from, stays out); an agent's
+/// weights or model file is copied into `out/opponents/` and named
+/// relative to the kit.
+pub fn visible_tests(path: &Path, out: &Path) -> Result<String> {
+    let config = Config::load(path)?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut table: toml::Table = text
+        .parse()
+        .with_context(|| format!("reading {}", path.display()))?;
+    let tests = match table.remove("test") {
+        Some(toml::Value::Array(tests)) => tests,
+        _ => Vec::new(),
+    };
+    let mut kept = Vec::new();
+    for (raw, test) in tests.into_iter().zip(&config.tests) {
+        let visible = test.visibility == crate::config::Visibility::Visible;
+        if !visible || test.opponent.as_ref().is_some_and(|o| o.is_a_file()) {
+            continue;
+        }
+        kept.push(kit_test(raw, test, &config, out)?);
+    }
+    if kept.is_empty() {
+        bail!(
+            "{}: no visible test with a built-in opponent to put in the kit",
+            path.display()
+        );
+    }
+    table.insert("test".into(), toml::Value::Array(kept));
+    // Paths (a python_path, an include) are the instructor's, not the kit's,
+    // and the leaderboard may name tests left out.
+    if let Some(toml::Value::Table(submission)) = table.get_mut("submission") {
+        submission.remove("python_path");
+    }
+    if let Some(toml::Value::Table(grading)) = table.get_mut("grading") {
+        grading.remove("seed");
+    }
+    table.remove("leaderboard");
+    let body = toml::to_string(&table).context("writing the visible tests")?;
+    let text = format!(
+        "# The visible tests of the course's grader, for grading yourself:\n\
+         #   connect4-arena grade --config visible-tests.toml --submission YOUR-FOLDER\n{body}"
+    );
+    // What a student runs must load.
+    let kit = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    Config::parse(&text, Path::new("visible-tests.toml"), kit)
+        .context("the visible tests do not load as a config (please report it)")?;
+    Ok(text)
+}
+
+/// One visible test as the kit writes it: its seed given, its opponent's
+/// files copied into `out/opponents/`.
+fn kit_test(
+    raw: toml::Value,
+    test: &crate::config::Test,
+    config: &Config,
+    out: &Path,
+) -> Result<toml::Value> {
+    let toml::Value::Table(mut raw) = raw else {
+        bail!("test \"{}\" is not a table", test.name);
+    };
+    let seed = i64::try_from(config.test_seed(test)).context("a test's seed over 2^63")?;
+    raw.insert("seed".into(), toml::Value::Integer(seed));
+    if let Some(crate::config::Opponent::Agent(spec)) = &test.opponent {
+        let mut failed = None;
+        let rewritten = crate::config::map_files(spec, |file| {
+            match copy_opponent_file(Path::new(file), out) {
+                Ok(name) => name,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    file.to_string()
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        raw.insert("opponent".into(), toml::Value::String(rewritten));
+    }
+    Ok(toml::Value::Table(raw))
+}
+
+/// Copies an opponent's file into `out/opponents/`; its name there,
+/// relative to the kit.
+fn copy_opponent_file(file: &Path, out: &Path) -> Result<String> {
+    let name = file
+        .file_name()
+        .with_context(|| format!("the opponent's file {} has no name", file.display()))?;
+    let folder = out.join("opponents");
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let to = folder.join(name);
+    let bytes = std::fs::read(file)
+        .with_context(|| format!("reading the opponent's file {}", file.display()))?;
+    if std::fs::read(&to).is_ok_and(|there| there != bytes) {
+        bail!(
+            "two opponents' files are called {}: rename one so that both fit in the kit's \
+             opponents/ folder",
+            name.to_string_lossy()
+        );
+    }
+    connect4::atomic_file::write(&to, bytes).with_context(|| {
+        format!(
+            "copying the opponent's file {} into the kit",
+            file.display()
+        )
+    })?;
+    Ok(format!("opponents/{}", name.to_string_lossy()))
+}
+
+/// The kit's README.
+fn readme_text(visible: bool) -> String {
+    let grade = if visible {
+        "connect4-arena grade --config visible-tests.toml --submission my-policy"
+    } else {
+        "connect4-arena grade --kind policy --submission my-policy"
+    };
+    format!(
+        "Connect 4 for the course, without Rust\n\n\
+         python3 -m venv c4env && . c4env/bin/activate\n\
+         pip install connect4_kit-*.whl\n\
+         connect4-policy new my-policy\n\
+         connect4-arena match --engine 'name=mine,cmd=connect4-policy,arg=my-policy' \
+         --engine 'name=greedy,cmd=self,option.agent=greedy' --games 10\n\
+         {grade}\n\n\
+         students.md, beside this file, explains each step.\n"
+    )
+}

@@ -1,0 +1,188 @@
+//! `report LOG... --html OUT.html`: one self-contained file to post or
+//! mail: for each log its results table, crosstable and rating list, its
+//! picture (each pairing's Elo over the games, the players named), and
+//! every game replayable with the solver's verdict on each move, the same
+//! verdicts the served page shows. Nothing in it is fetched from
+//! elsewhere: the style, the scripts, the picture and the games are all in
+//! the file, and every text from a log is escaped.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use connect4::lab::progress::Progress;
+use serde_json::{Value, json};
+
+use super::replay::Library;
+use connect4_match::log::GameLine;
+
+/// Arguments of `report`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The logs to report (match, tournament, grading or experiment logs).
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(long)]
+    pub html: PathBuf,
+}
+
+/// Writes the report.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    args.logs
+        .iter()
+        .fold(connect4_match::outputs::Files::new(), |f, log| {
+            f.input("the log", Some(log))
+        })
+        .output("--html", Some(&args.html))
+        .check()?;
+    let library = Library::load(&args.logs)?;
+    let logs = library.logs();
+    let total: usize = logs.iter().map(|(_, games)| games.len()).sum();
+    let progress = Mutex::new((Progress::new("report: judging every move", total as u64), 0));
+    library.judge_once(&|| {
+        let mut progress = progress.lock().unwrap_or_else(|e| e.into_inner());
+        progress.1 += 1;
+        let done = progress.1;
+        progress.0.update(done, "");
+    });
+    progress
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+        .finish();
+    let mut sections = String::new();
+    let mut data = Vec::new();
+    for (i, (path, games)) in logs.iter().enumerate() {
+        sections.push_str(&section(path, games));
+        let mut judged = Vec::new();
+        let mut sorted: Vec<&GameLine> = games.iter().collect();
+        sorted.sort_by_key(|g| g.game);
+        for g in sorted {
+            // Kept by judge_once, unless there were too many to keep.
+            judged.push(library.game(i + 1, g.game).map_err(anyhow::Error::msg)?);
+        }
+        data.push(json!({
+            "log": i + 1, "name": path.display().to_string(),
+            "games": judged,
+        }));
+    }
+    let page = page(&sections, &json!({ "logs": data }));
+    connect4::atomic_file::write(&args.html, &page)
+        .with_context(|| format!("writing {}", args.html.display()))?;
+    println!(
+        "wrote {} ({} games from {} log(s))",
+        args.html.display(),
+        total,
+        logs.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A log's results: the tables as `match` prints them and the picture.
+fn section(path: &Path, games: &[GameLine]) -> String {
+    let (engines, pairings) = super::standings::players_of(games);
+    let results = connect4_match::results::collect(&engines, &pairings, games, None);
+    let mut tables = results.table();
+    if engines.len() > 2 {
+        tables.push('\n');
+        tables.push_str(&results.crosstable());
+        tables.push('\n');
+        tables.push_str(&results.rating_table());
+    }
+    let name = path.display().to_string();
+    let figure = connect4_match::figures::run_figure(&name, &engines, &pairings, games, None);
+    let picture = match figure.svg() {
+        Ok(svg) => format!(
+            "<img class=\"figure\" alt=\"each pairing's Elo over the games\" src=\"data:image/svg+xml;base64,{}\">",
+            base64(svg.as_bytes())
+        ),
+        Err(e) => format!("<p>{}</p>", escape(&e.to_string())),
+    };
+    format!(
+        "<section class=\"log-report\"><h2>{}</h2><pre>{}</pre>{picture}</section>\n",
+        escape(&name),
+        escape(&tables)
+    )
+}
+
+/// The whole file.
+fn page(sections: &str, data: &Value) -> String {
+    let index = include_str!("page/index.html");
+    // The replay view's markup, as the served page has it.
+    let start = index
+        .find("<section id=\"replay\"")
+        .expect("the page has a replay view");
+    let end = start + index[start..].find("</section>").expect("closed") + "</section>".len();
+    let replay = index[start..end].replacen(" hidden", "", 1);
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; \
+         style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
+         <title>connect4 report</title>\n<style>\n{}\n{}</style>\n</head>\n<body>\n\
+         <header><h1>connect4: report</h1></header>\n<main>\n{sections}<h2>Games</h2>\n{replay}\n</main>\n\
+         <script type=\"application/json\" id=\"report-data\">{}</script>\n\
+         <script>\n{}\n{}\n{}\n</script>\n</body>\n</html>\n",
+        include_str!("page/style.css"),
+        REPORT_STYLE,
+        script_safe(&data.to_string()),
+        include_str!("page/board.js"),
+        include_str!("page/replay.js"),
+        include_str!("page/report.js"),
+    )
+}
+
+/// The report's own style, beside the page's.
+const REPORT_STYLE: &str = ".log-report pre { background: #fff; border: 1px solid #ddd; \
+    padding: 0.6rem; overflow: auto; font-size: 0.85rem; }\n\
+    .log-report .figure { max-width: 100%; background: #fff; }\n";
+
+/// `text` as HTML text: `&`, `<`, `>` and quotes escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JSON that can sit inside a `<script>` element: no `<` (so no
+/// `</script>` or `<!--`) and no line separators left as they are.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_from_logs_cannot_become_markup_or_end_the_script() {
+        assert_eq!(
+            escape("<img src=x onerror=alert(1)>"),
+            "&lt;img src=x onerror=alert(1)&gt;"
+        );
+        let data = json!({ "name": "</script><script>alert(1)</script>" }).to_string();
+        let safe = script_safe(&data);
+        assert!(!safe.contains("</script"));
+        let back: Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back["name"], "</script><script>alert(1)</script>");
+    }
+}

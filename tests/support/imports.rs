@@ -1,0 +1,35 @@
+//! What the layer tests (tests/layers.rs for the engine,
+//! arena/tests/layers.rs for the arena's crates) share: the source files
+//! of a folder, and the modules a line of code names.
+
+use std::path::{Path, PathBuf};
+
+/// The modules a line of code names as `crate::NAME` (comments left out).
+pub fn named(line: &str) -> Vec<&str> {
+    let code = line.split("//").next().unwrap_or("");
+    code.match_indices("crate::")
+        .filter(|(at, _)| {
+            // `connect4::` or `some_crate::` is not this crate's path.
+            !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
+        .map(|(at, _)| {
+            let rest = &code[at + "crate::".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .collect()
+}
+
+/// Every .rs file under `dir`.
+pub fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
