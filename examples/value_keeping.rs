@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use connect4::atomic_file;
 use connect4::book::Book;
-use connect4::search::{Budget, DEFAULT_HASH_MB, Limits, Searcher, Solver};
+use connect4::search::{DEFAULT_HASH_MB, Limits, Searcher, Solver};
 use connect4::{Game, Position, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -258,7 +258,7 @@ fn versus_opponent(
                 let moves = p.legal_moves();
                 moves[rng.random_range(0..moves.len())]
             } else {
-                solver.set_budget(Budget::unlimited());
+                solver.set_limits(&Limits::none(), None);
                 solver.best_move_within(&p).expect("no budget to run out").0
             };
             game.play(i64::from(column) + 1).expect("a legal move");

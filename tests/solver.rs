@@ -43,7 +43,7 @@ fn analysis_agrees_with_solve_and_best_move() {
         let scores = solver.analyze(p);
         let best = scores.iter().flatten().max().copied().unwrap();
         assert_eq!(best, case.score, "{}", case.game);
-        solver.set_budget(connect4::search::Budget::unlimited());
+        solver.set_limits(&connect4::search::Limits::none(), None);
         let (column, value) = solver.best_move_within(p).unwrap();
         assert_eq!(value, case.score, "{}", case.game);
         assert_eq!(scores[column as usize], Some(value), "{}", case.game);
@@ -135,7 +135,7 @@ fn two_threads_give_the_same_exact_scores_as_one() {
     // Outcomes and best moves too.
     for case in set.iter().take(40) {
         let p = *case.game.position();
-        two.set_budget(connect4::search::Budget::unlimited());
+        two.set_limits(&connect4::search::Limits::none(), None);
         let (_, value) = two.best_move_within(&p).unwrap();
         assert_eq!(value, case.score, "{}", case.game);
         let (_, outcome) = two.outcome_move_within(&p).unwrap();
@@ -163,7 +163,7 @@ fn the_outcome_move_keeps_the_outcome() {
         set.extend(cases("Test_L1_R1").into_iter().take(60));
         for case in &set {
             let p = *case.game.position();
-            solver.set_budget(connect4::search::Budget::unlimited());
+            solver.set_limits(&connect4::search::Limits::none(), None);
             let (column, outcome) = solver.outcome_move_within(&p).unwrap();
             assert_eq!(outcome, Outcome::of(case.score), "{}", case.game);
             let mut child = p;

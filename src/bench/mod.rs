@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::game::{Game, MoveError};
 use crate::rules::Rules;
 use crate::search::Solver;
-use crate::search::limits::Budget;
+use crate::search::limits::Limits;
 
 /// The built-in set: a few positions of each public test set, labelled.
 pub const BUILTIN: &str = include_str!("builtin.txt");
@@ -129,7 +129,7 @@ pub fn run(solver: &mut Solver, cases: &[Case], mut each: impl FnMut(&Case, &Sol
     let mut summary = Summary::default();
     for case in cases {
         let start = Instant::now();
-        solver.set_budget(Budget::unlimited());
+        solver.set_limits(&Limits::none(), None);
         let score = solver
             .solve_within(case.game.position(), false)
             .expect("an unlimited search always finishes");

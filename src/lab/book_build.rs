@@ -42,7 +42,7 @@ use crate::book::{Book, BookError, fold};
 use crate::position::Position;
 use crate::score;
 use crate::search::Solver;
-use crate::search::limits::{Budget, Limits};
+use crate::search::limits::Limits;
 use crate::search::order::centre_first;
 
 /// Positions of at most this many plies are roots of strategy trees.
@@ -322,7 +322,7 @@ pub fn build(book: &mut Book, out: &Path, options: &BuildOptions) -> Result<Buil
                 time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
                 ..Limits::none()
             };
-            solver.set_budget(Budget::new(&limits, Instant::now(), None));
+            solver.set_limits(&limits, None);
             let Some((column, value)) = solver.best_move_within(p) else {
                 book.save(out)?;
                 progress.finish();

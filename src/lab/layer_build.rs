@@ -27,7 +27,7 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::score::Outcome;
 use crate::search::Solver;
-use crate::search::limits::{Budget, Limits};
+use crate::search::limits::Limits;
 
 /// How to build a layer.
 #[derive(Clone, Debug)]
@@ -116,7 +116,7 @@ pub fn build_layer(
             time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
             ..Limits::none()
         };
-        solver.set_budget(Budget::new(&limits, Instant::now(), None));
+        solver.set_limits(&limits, None);
         let Some((column, outcome)) = solver.outcome_move_within(p) else {
             book.save(out)?;
             progress.finish();

@@ -5,7 +5,8 @@
 //! - `iterative`, `depth_table` and `heuristic`: the clocked search behind
 //!   `go` ([`Searcher`]), its table and its evaluation at the horizon;
 //! - `order`: move ordering;
-//! - `limits`: [`Limits`] and the [`Budget`] polled during a search;
+//! - `limits`: [`Limits`] and the budget polled during a search (the
+//!   searches' own; callers give limits);
 //! - [`verdict`]: the solver's verdict on every move of a game, for the
 //!   grader's feedback and the web page's replay;
 //! - [`priority`]: helper threads give way to the work a user waits for.
@@ -21,5 +22,6 @@ pub(crate) mod solver;
 pub mod verdict;
 
 pub use iterative::{Report, SearchScore, Searcher};
-pub use limits::{Budget, Limits};
+pub(crate) use limits::Budget;
+pub use limits::Limits;
 pub use solver::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB, Solver};

@@ -862,11 +862,7 @@ fn lost_openings_note(games: &[GameLine], names: &[String], rules: Rules) -> Str
             if left == 0 {
                 return None;
             }
-            solver.set_budget(connect4::search::Budget::new(
-                &connect4::search::Limits::nodes(left),
-                std::time::Instant::now(),
-                None,
-            ));
+            solver.set_limits(&connect4::search::Limits::nodes(left), None);
             let value = solver.solve_within(game.position(), true);
             spent += solver.nodes();
             value

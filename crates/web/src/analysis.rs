@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use connect4::book::Book;
 use connect4::score::Outcome;
-use connect4::search::{Budget, Limits, SearchScore, Searcher, Solver};
+use connect4::search::{Limits, SearchScore, Searcher, Solver};
 use connect4::{Game, Player, Position, Rules};
 use serde_json::{Value, json};
 
@@ -135,7 +135,7 @@ fn proofs(p: &Position, asked: &[u32], q: &Question, start: Instant) -> Vec<Opti
                 } else {
                     deadline.saturating_duration_since(now) / (asked.len() - i) as u32
                 };
-                solver.set_budget(Budget::new(&Limits::time(cap), now, q.stop.clone()));
+                solver.set_limits(&Limits::time(cap), q.stop.clone());
                 solver.column_score_within(p, c)
             })
             .collect()
