@@ -19,11 +19,12 @@ fn repository() -> PathBuf {
         .to_path_buf()
 }
 
-/// A cargo stand-in: writes its arguments and RUSTFLAGS to `$KIT_LOG`,
-/// one call per line, and puts a shell script for each `--bin` in
+/// A cargo stand-in: writes its arguments, RUSTFLAGS and whether it builds
+/// an extension module to `$KIT_LOG`, one call per line, and puts a shell
+/// script for each `--bin` and a stand-in extension in
 /// `TARGET-DIR/release/`.
 const FAKE_CARGO: &str = r#"#!/bin/sh
-echo "$* RUSTFLAGS=$RUSTFLAGS" >> "$KIT_LOG"
+echo "$* RUSTFLAGS=$RUSTFLAGS extension=$PYO3_BUILD_EXTENSION_MODULE" >> "$KIT_LOG"
 target=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,6 +37,7 @@ mkdir -p "$target/release"
 for b in $bins; do
     printf '#!/bin/sh\necho %s built\n' "$b" > "$target/release/$b"
 done
+echo "extension built" > "$target/release/libc4engine_native.so"
 "#;
 
 #[test]
@@ -45,6 +47,10 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
     // The repository's shape, without its target folder.
     std::fs::create_dir_all(source.join("arena")).unwrap();
     std::fs::create_dir_all(source.join("docs")).unwrap();
+    copy_folder(
+        &repository().join("python/src/c4engine"),
+        &source.join("python/src/c4engine"),
+    );
     for file in [
         "Cargo.toml",
         "Cargo.lock",
@@ -81,7 +87,8 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
     for part in [
         "build --release --locked".to_string(),
         format!("--manifest-path {}", manifest.display()),
-        "--bin connect4 --bin connect4-arena".into(),
+        "--bin connect4 --bin connect4-arena --lib".into(),
+        "extension=1".into(),
         format!("--remap-path-prefix={}=connect4", source.display()),
     ] {
         assert!(calls.contains(&part), "{part} not in {calls}");
@@ -98,7 +105,7 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
         .to_string_lossy()
         .into_owned();
     assert!(
-        name.starts_with("connect4_kit-0.1.0-py3-none-linux_"),
+        name.starts_with("connect4_kit-0.1.0-cp39-abi3-linux_"),
         "{name}"
     );
     let mut wheel = zip::ZipArchive::new(std::fs::File::open(&wheels[0]).unwrap()).unwrap();
@@ -113,6 +120,10 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
     for file in [
         "c4bridge/policy.py",
         "c4bridge/templates/policy.py",
+        "c4engine/__init__.py",
+        "c4engine/__init__.pyi",
+        "c4engine/py.typed",
+        "c4engine/_native.abi3.so",
         "connect4_kit-0.1.0.data/scripts/connect4",
         "connect4_kit-0.1.0.dist-info/RECORD",
     ] {

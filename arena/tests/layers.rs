@@ -39,6 +39,8 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/experiments",
         &["connect4", "connect4-match"],
     ),
+    // The engine inside Python: the engine alone.
+    ("connect4-python", "crates/python", &["connect4"]),
     (
         "connect4-arena",
         "arena",

@@ -1,5 +1,5 @@
-"""The students' kit: `connect4-arena kit` builds the programs once and
-writes one wheel;
+"""The students' kit: `connect4-arena kit` builds the programs and the
+c4engine extension once and writes one wheel;
 installed in a clean venv on a PATH without cargo, it gives the engine, the
 arena and the bridges, and grades a template policy with the instructor's
 visible tests only."""
@@ -84,6 +84,10 @@ def test_the_kit_installs_and_grades_without_rust(tmp_path):
         return subprocess.run(list(command), capture_output=True, text=True, env=clean,
                               cwd=tmp_path, timeout=600)
 
+    # The engine inside Python, without Rust: the extension in the wheel.
+    solved = run(str(venv / "bin" / "python"), "-c",
+                 "import c4engine; print(c4engine.best_move('4453'), c4engine.score('4453'))")
+    assert solved.stdout.split() == ["2", "-2"], solved
     version = run("connect4", "--version")
     assert version.stdout.startswith("connect4 "), version
     assert run("connect4-policy", "new", "mine").returncode == 0

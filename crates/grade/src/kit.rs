@@ -1,9 +1,10 @@
 //! `kit`: what an instructor hands students who have Python and no Rust.
 //!
-//! One wheel holding the engine's and the arena's programs (built once,
-//! by cargo, from the repository's one lock file) and the Python bridges
-//! beside them, so that `pip install` puts `connect4`, `connect4-arena`,
-//! `connect4-policy` and `connect4-kaggle` on the PATH; and, from the
+//! One wheel holding the engine's and the arena's programs and the
+//! `c4engine` Python module (built once, by cargo, from the repository's
+//! one lock file) and the Python bridges beside them, so that `pip
+//! install` puts `connect4`, `connect4-arena`, `connect4-policy` and
+//! `connect4-kaggle` on the PATH and `import c4engine` in Python; and, from the
 //! instructor's grading config, its visible tests, so that a student
 //! grades with exactly those in one command.
 
@@ -13,7 +14,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 
 use crate::config::Config;
-use crate::wheel::{Entry, Tag};
+use crate::wheel::{Entry, Tag, this_platform};
 
 /// The kit's distribution name: pip installs it as `connect4-kit`.
 const KIT_NAME: &str = "connect4-kit";
@@ -26,6 +27,13 @@ const KIT_SUMMARY: &str = "Connect 4 for the course without Rust: the engine (co
 /// The programs the kit carries, each built from the repository's
 /// workspace.
 const PROGRAMS: [&str; 2] = ["connect4", "connect4-arena"];
+
+/// The c4engine extension as cargo builds it (crates/python).
+const EXTENSION: &str = if cfg!(target_os = "macos") {
+    "libc4engine_native.dylib"
+} else {
+    "libc4engine_native.so"
+};
 
 /// Arguments of `kit`.
 #[derive(clap::Args)]
@@ -62,8 +70,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             source.display()
         );
     }
-    let tag = Tag::this_machine()
-        .context("the kit's programs run on Linux and macOS only, and this is neither")?;
+    let tag = Tag::Abi3(
+        this_platform()
+            .context("the kit's programs run on Linux and macOS only, and this is neither")?,
+    );
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let visible = args
@@ -139,9 +149,15 @@ fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
     for program in PROGRAMS {
         command.args(["--bin", program]);
     }
+    // The libraries: the c4engine extension among them.
+    command.arg("--lib");
     command
+        .current_dir(source)
         .env("RUSTFLAGS", remapped_paths(source))
-        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // An extension module: Python's symbols come from the interpreter
+        // that loads it, not from a libpython of this machine.
+        .env("PYO3_BUILD_EXTENSION_MODULE", "1");
     connect4_match::group::own_group(&mut command);
     let status = command.status().with_context(|| {
         format!("running {cargo}: the kit's programs are built with the Rust toolchain")
@@ -153,15 +169,21 @@ fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
 }
 
 /// The kit's wheel: the bridges' package from the repository, its
-/// commands as console scripts, and the programs in `programs`.
-fn kit_wheel(source: &Path, programs: &Path, tag: &Tag) -> Result<crate::wheel::Wheel> {
+/// commands as console scripts, the c4engine package with its extension,
+/// and the programs, all from `built` (cargo's folder of the release).
+fn kit_wheel(source: &Path, built: &Path, tag: &Tag) -> Result<crate::wheel::Wheel> {
     let mut project = crate::bridges::project();
     project.name = KIT_NAME.into();
     project.description = KIT_SUMMARY.into();
     let mut files = Vec::new();
     python_files(&source.join("python/src/c4bridge"), "c4bridge", &mut files)?;
+    python_files(&source.join("python/src/c4engine"), "c4engine", &mut files)?;
+    let extension = built.join(EXTENSION);
+    let bytes = std::fs::read(&extension)
+        .with_context(|| format!("reading the built extension {}", extension.display()))?;
+    files.push(Entry::file("c4engine/_native.abi3.so", bytes));
     for program in PROGRAMS {
-        let path = programs.join(program);
+        let path = built.join(program);
         let bytes = std::fs::read(&path)
             .with_context(|| format!("reading the built program {}", path.display()))?;
         files.push(Entry::script(&project, program, bytes));
@@ -169,8 +191,9 @@ fn kit_wheel(source: &Path, programs: &Path, tag: &Tag) -> Result<crate::wheel::
     Ok(crate::wheel::write(&project, tag, files))
 }
 
-/// The `.py` files of `folder` and its folders, as wheel entries under
-/// `prefix`, in name order (no caches).
+/// The Python files of `folder` and its folders (modules, type stubs and
+/// the typed marker), as wheel entries under `prefix`, in name order (no
+/// caches).
 fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<()> {
     let mut entries = std::fs::read_dir(folder)
         .and_then(|read| read.collect::<std::io::Result<Vec<_>>>())
@@ -181,7 +204,7 @@ fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<(
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() && name != "__pycache__" {
             python_files(&path, &format!("{prefix}/{name}"), files)?;
-        } else if name.ends_with(".py") {
+        } else if name.ends_with(".py") || name.ends_with(".pyi") || name == "py.typed" {
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
             files.push(Entry::file(format!("{prefix}/{name}"), bytes));

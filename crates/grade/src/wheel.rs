@@ -86,30 +86,35 @@ impl Entry {
 pub enum Tag {
     /// Python files alone: any Python 3 anywhere (`py3-none-any`).
     Pure,
-    /// Programs of this machine's kind: `py3-none-PLATFORM`.
+    /// Programs for one kind of machine, run by any Python 3
+    /// (`py3-none-PLATFORM`).
     Platform(String),
+    /// A Python extension of the stable ABI, for CPython 3.9 and later, and
+    /// programs, for one kind of machine (`cp39-abi3-PLATFORM`).
+    Abi3(String),
 }
 
 impl Tag {
-    /// The tag of this machine's programs (`linux_x86_64`), or `None` on
-    /// a system the arena does not run on.
-    pub fn this_machine() -> Option<Tag> {
-        let arch = std::env::consts::ARCH;
-        match std::env::consts::OS {
-            "linux" => Some(Tag::Platform(format!("linux_{arch}"))),
-            "macos" => {
-                let arch = if arch == "aarch64" { "arm64" } else { arch };
-                Some(Tag::Platform(format!("macosx_11_0_{arch}")))
-            }
-            _ => None,
-        }
-    }
-
     fn text(&self) -> String {
         match self {
             Tag::Pure => "py3-none-any".into(),
             Tag::Platform(platform) => format!("py3-none-{platform}"),
+            Tag::Abi3(platform) => format!("cp39-abi3-{platform}"),
         }
+    }
+}
+
+/// This machine's platform as a wheel's tag names it (`linux_x86_64`),
+/// or `None` on a system the arena does not run on.
+pub fn this_platform() -> Option<String> {
+    let arch = std::env::consts::ARCH;
+    match std::env::consts::OS {
+        "linux" => Some(format!("linux_{arch}")),
+        "macos" => {
+            let arch = if arch == "aarch64" { "arm64" } else { arch };
+            Some(format!("macosx_11_0_{arch}"))
+        }
+        _ => None,
     }
 }
 
@@ -238,9 +243,11 @@ hello = "a.b:main"
 
     #[test]
     fn this_machine_has_a_platform_tag() {
-        let Some(Tag::Platform(platform)) = Tag::this_machine() else {
-            panic!("no platform tag on the machine the tests run on");
-        };
+        let platform = this_platform().expect("a platform tag on the machine the tests run on");
         assert!(platform.ends_with(std::env::consts::ARCH) || platform.ends_with("arm64"));
+        assert_eq!(
+            Tag::Abi3("linux_x86_64".into()).text(),
+            "cp39-abi3-linux_x86_64"
+        );
     }
 }

@@ -1,0 +1,33 @@
+//! The native part of the `c4engine` Python module: the engine's
+//! positions and solver, called in-process.
+//!
+//! - `position`: `Position`, a position with the moves that
+//!   reached it, made from a move string, 0-based columns or a board;
+//! - `boards`: the board arrays of the conventions students meet (the
+//!   course's, Kaggle's, PettingZoo's), read and written;
+//! - `errors`: the engine's errors as `PositionError` (a `ValueError`),
+//!   in the caller's convention;
+//! - `solver`: `Solver`, the exact solver and the clocked
+//!   search;
+//! - `interrupt`: long calls run without the GIL and stop on Ctrl-C.
+//!
+//! The Python package `c4engine` (python/src/c4engine) re-exports these
+//! with its docs and type stubs.
+
+mod boards;
+mod errors;
+mod interrupt;
+mod position;
+mod solver;
+
+use pyo3::prelude::*;
+
+/// The module, imported as `c4engine._native`.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<position::PyPosition>()?;
+    m.add_class::<solver::PySolver>()?;
+    m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
+    Ok(())
+}

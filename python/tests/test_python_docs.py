@@ -1,0 +1,42 @@
+"""docs/python.md: every Python example on the page runs, in order, in one
+namespace, against the c4engine module the tests assemble; each printed
+line that the page annotates with `# VALUE` prints that value."""
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+from test_c4engine import c4, package  # noqa: F401 (fixtures)
+
+DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "python.md"
+
+
+def blocks():
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+
+
+def annotated(block):
+    """The values the page says the block's prints show, in order: the
+    comment after a print, when it starts with a Python value."""
+    values = []
+    for line in block.splitlines():
+        if line.startswith("print(") and "#" in line:
+            comment = line.split("#", 1)[1].strip()
+            value = re.match(r"^(\[[^\]]*\]( \d+)?|-?\d+|True \d|'\w+'|\d+ \w+)(:|$)", comment)
+            if value:
+                values.append(value.group(1).strip("'"))
+    return values
+
+
+def test_every_example_runs_and_prints_what_the_page_says(c4):  # noqa: F811
+    namespace = {}
+    assert len(blocks()) >= 4
+    assert sum(len(annotated(b)) for b in blocks()) >= 10
+    for block in blocks():
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, str(DOC), "exec"), namespace)
+        printed = out.getvalue()
+        for value in annotated(block):
+            assert value in printed, f"{value!r} not in:\n{printed}\nfrom:\n{block}"
