@@ -9,6 +9,8 @@
 //!   in the caller's convention;
 //! - `solver`: `Solver`, the exact solver and the clocked
 //!   search;
+//! - `players`: `Player`, every agent of the project choosing moves, and
+//!   `verdicts`, the solver's verdict on each move of a game;
 //! - `interrupt`: long calls run without the GIL and stop on Ctrl-C.
 //!
 //! The Python package `c4engine` (python/src/c4engine) re-exports these
@@ -17,6 +19,7 @@
 mod boards;
 mod errors;
 mod interrupt;
+mod players;
 mod position;
 mod solver;
 
@@ -28,6 +31,8 @@ use pyo3::prelude::*;
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::PyPosition>()?;
     m.add_class::<solver::PySolver>()?;
+    m.add_class::<players::PyPlayer>()?;
+    m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
     Ok(())
 }

@@ -53,6 +53,11 @@ impl PyPosition {
         self.game.move_string()
     }
 
+    /// The moves as columns from 0.
+    pub fn moves_from_zero(&self) -> Vec<u32> {
+        self.game.moves().to_vec()
+    }
+
     /// A `Position` of `game`.
     pub fn of(game: Game) -> PyPosition {
         PyPosition { game }

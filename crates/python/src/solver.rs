@@ -56,7 +56,7 @@ impl TieBreak {
 }
 
 /// A position's outcome as Python says it.
-fn outcome_name(outcome: Outcome) -> &'static str {
+pub fn outcome_name(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Win => "win",
         Outcome::Draw => "draw",

@@ -33,18 +33,31 @@ table apart. Long calls release the GIL and stop on Ctrl-C
 `ValueError`, in the words of the command line, columns counted as the
 input counted them.
 
+Players: `Player(spec)` is any of the project's agents ('random',
+'greedy', 'minimax:depth=4', 'alphabeta:depth=4,eval=windows',
+'expectimax', 'mcts', 'qlearning:model=FILE', 'perfect'), and
+`play_game` / `play_match` play them against each other or against a
+course Policy, a Kaggle agent or a function of a Position; `verdicts`
+judges every move of a game with the solver.
+
 This package is not the course's `connect4` package: both can be
 imported side by side.
 """
 
 import threading
 
-from ._native import Position, PositionError, Solver
+from ._native import Player, Position, PositionError, Solver, verdicts
+from .games import as_player, play_game, play_match
 
 __all__ = [
+    "Player",
     "Position",
     "PositionError",
     "Solver",
+    "as_player",
+    "play_game",
+    "play_match",
+    "verdicts",
     "best_move",
     "outcome",
     "principal_variation",

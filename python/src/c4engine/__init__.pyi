@@ -1,6 +1,6 @@
 """Type stubs of c4engine (see its docstring)."""
 
-from typing import Any, Literal, Optional, Sequence, TypedDict, Union
+from typing import Any, Callable, Literal, Optional, Sequence, TypedDict, Union
 
 Convention = Literal["course", "kaggle", "pettingzoo"]
 OutcomeName = Literal["win", "draw", "loss"]
@@ -66,3 +66,66 @@ def outcome(position: PositionLike) -> OutcomeName: ...
 def best_move(position: PositionLike, *, tie_break: TieBreak = "centre") -> int: ...
 def principal_variation(position: PositionLike) -> list[int]: ...
 def think(position: PositionLike, ms: int) -> Thought: ...
+
+class Player:
+    """One of the project's agents ('random', 'greedy', 'minimax:depth=4',
+    'alphabeta:depth=4,eval=windows', 'expectimax', 'mcts', 'qlearning:model=FILE',
+    'perfect')."""
+
+    def __init__(self, spec: str, *, seed: Optional[int] = None) -> None: ...
+    @property
+    def spec(self) -> str: ...
+    def choose(self, position: PositionLike, ms: Optional[int] = None) -> int: ...
+    def new_game(self, seed: Optional[int] = None) -> None: ...
+
+class Verdict(TypedDict):
+    ply: int
+    column: int
+    before: Optional[OutcomeName]
+    after: Optional[OutcomeName]
+    lost: bool
+    keeping: Optional[int]
+
+def verdicts(position: PositionLike) -> list[Verdict]: ...
+
+# A Player or agent spec, a course Policy (class or instance with act(board)),
+# a Kaggle agent(observation, configuration), or a function of a Position.
+PlayerLike = Any
+
+class Game(TypedDict, total=False):
+    moves: list[int]
+    opening: int
+    winner: Optional[Literal[1, 2]]
+    forfeit: Optional[str]
+    verdicts: list[Verdict]
+    a_first: bool
+
+class Match(TypedDict):
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    games: list[Game]
+
+def as_player(player: PlayerLike, *, ms: Optional[int] = None) -> Any: ...
+def play_game(
+    first: PlayerLike,
+    second: PlayerLike,
+    *,
+    opening: Union[str, Position] = "",
+    rules: str = "7x6x4",
+    ms: Optional[int] = None,
+    judge: bool = False,
+    seed: Optional[int] = None,
+) -> Game: ...
+def play_match(
+    a: PlayerLike,
+    b: PlayerLike,
+    *,
+    games: int = 10,
+    opening_plies: int = 2,
+    rules: str = "7x6x4",
+    ms: Optional[int] = None,
+    judge: bool = False,
+    seed: Optional[int] = None,
+) -> Match: ...
