@@ -40,6 +40,11 @@ Players: `Player(spec)` is any of the project's agents ('random',
 course Policy, a Kaggle agent or a function of a Position; `verdicts`
 judges every move of a game with the solver.
 
+Environments: `pettingzoo_env()` (PettingZoo's connect_four_v3 on the
+engine), `gymnasium_env(opponent)` (one agent against any player) and
+`kaggle_agent(player)` (a ConnectX agent), each rewarding by the game's
+result or, with reward="verdict", by the solver's verdict on each move.
+
 This package is not the course's `connect4` package: both can be
 imported side by side.
 """
@@ -47,6 +52,7 @@ imported side by side.
 import threading
 
 from ._native import Player, Position, PositionError, Solver, verdicts
+from .envs import gymnasium_env, kaggle_agent, pettingzoo_env
 from .games import as_player, play_game, play_match
 
 __all__ = [
@@ -55,6 +61,9 @@ __all__ = [
     "PositionError",
     "Solver",
     "as_player",
+    "gymnasium_env",
+    "kaggle_agent",
+    "pettingzoo_env",
     "play_game",
     "play_match",
     "verdicts",

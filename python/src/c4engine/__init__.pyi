@@ -129,3 +129,19 @@ def play_match(
     judge: bool = False,
     seed: Optional[int] = None,
 ) -> Match: ...
+
+RewardKind = Literal["result", "verdict"]
+
+def pettingzoo_env(
+    *, rules: str = "7x6x4", reward: RewardKind = "result", render_mode: Optional[str] = None
+) -> Any: ...
+def gymnasium_env(
+    opponent: PlayerLike = "random",
+    *,
+    play_first: bool = True,
+    rules: str = "7x6x4",
+    reward: RewardKind = "result",
+    ms: Optional[int] = None,
+    render_mode: Optional[str] = None,
+) -> Any: ...
+def kaggle_agent(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Callable[[Any, Any], int]: ...

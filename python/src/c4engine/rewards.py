@@ -1,0 +1,39 @@
+"""What a move earns in the environments: the game's result (1 for the
+winner, -1 for the loser, 0 for a draw, at the end, as PettingZoo's
+connect_four_v3 gives it), or the solver's verdict on the move itself (0
+when it kept the value of the position for its player, -1 when it gave a
+win away to a draw or a draw to a loss, -2 a win to a loss), given at
+once, so that a learner knows which move was the mistake."""
+
+from ._native import Solver
+
+REWARDS = ("result", "verdict")
+_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+def check(reward):
+    """`reward` if it names one of REWARDS."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward '{reward}': expected 'result' or 'verdict'")
+    return reward
+
+
+class Verdicts:
+    """The solver's verdict on single moves, with a table kept between
+    them (the opening book answers the early positions)."""
+
+    def __init__(self):
+        self.solver = Solver()
+
+    def value(self, position):
+        """The value of `position` for the player to move."""
+        return _RANK[self.solver.outcome(position)]
+
+    def move(self, before, after):
+        """The verdict on the move from `before` to `after`: 0, -1 or -2."""
+        was = self.value(before)
+        if after.is_over():
+            now = 2 if after.winner() else 1
+        else:
+            now = 2 - self.value(after)
+        return min(0, now - was)

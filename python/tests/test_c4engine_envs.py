@@ -1,0 +1,103 @@
+"""c4engine's environments against the environments' own checkers: the
+PettingZoo AEC environment passes PettingZoo's API test and plays as
+connect_four_v3 does (same observations move by move, same illegal-move
+rule), the Gymnasium environment passes Gymnasium's checker, the Kaggle
+agent plays in kaggle-environments' ConnectX; rewards by the solver's
+verdict name the move that gave the value away."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from test_c4engine import c4, package  # noqa: F401 (fixtures)
+
+
+@pytest.mark.parametrize("reward", ["result", "verdict"])
+def test_the_pettingzoo_environment_passes_pettingzoo_s_api_test(c4, reward):  # noqa: F811
+    from pettingzoo.test import api_test
+
+    api_test(c4.pettingzoo_env(reward=reward), num_cycles=200 if reward == "result" else 40)
+
+
+def test_it_plays_as_connect_four_v3_move_by_move(c4):  # noqa: F811
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pettingzoo.classic import connect_four_v3
+    ours, theirs = c4.pettingzoo_env(), connect_four_v3.env()
+    rng = np.random.default_rng(3)
+    for game in range(20):
+        ours.reset(seed=game)
+        theirs.reset(seed=game)
+        while True:
+            a, b = ours.last(), theirs.last()
+            assert ours.agent_selection == theirs.agent_selection
+            assert np.array_equal(a[0]["observation"], b[0]["observation"])
+            assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"])
+            assert a[1:4] == b[1:4], (a[1:4], b[1:4])
+            if a[2]:
+                break
+            # Now and then a full column, to check the illegal-move rule.
+            full = np.flatnonzero(a[0]["action_mask"] == 0)
+            if len(full) and rng.random() < 0.2:
+                action = int(full[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
+            ours.step(action)
+            theirs.step(action)
+        assert ours.rewards == theirs.rewards
+
+
+def test_verdict_rewards_mark_the_move_that_gave_the_value_away(c4):  # noqa: F811
+    env = c4.pettingzoo_env(reward="verdict")
+    env.reset()
+    # '44444' then column 0 from 0: the solver says whether it kept the win.
+    for column in [3, 3, 3, 3, 3]:
+        env.step(column)
+    solver = c4.Solver()
+    scores = solver.scores("44444")
+    mover = env.agent_selection
+    env.step(0)
+    best = max(s for s in scores if s is not None)
+    sign = lambda s: (s > 0) - (s < 0)  # noqa: E731
+    expected = min(0, sign(scores[0]) - sign(best))
+    assert env.rewards[mover] == expected
+
+
+def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):  # noqa: F811
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(c4.gymnasium_env("random"))
+    check_env(c4.gymnasium_env("greedy", play_first=False, reward="verdict"),
+              skip_render_check=True)
+    env = c4.gymnasium_env("perfect", ms=20)
+    observation, _ = env.reset(seed=1)
+    total, done = 0.0, False
+    while not done:
+        action = int(np.flatnonzero(observation["action_mask"])[0])
+        observation, reward, done, truncated, info = env.step(action)
+        total += reward
+    assert total == -1.0, "leftmost-first loses to the perfect player"
+    # A full column: -1 and the end, as in PettingZoo; then reset first.
+    env = c4.gymnasium_env(lambda p: 0 if 0 in p.legal() else p.legal()[0])
+    env.reset(seed=2)
+    for _ in range(3):
+        observation, reward, done, *_ = env.step(0)
+    assert not done and observation["action_mask"][0] == 0
+    observation, reward, done, truncated, info = env.step(0)
+    assert (reward, done) == (-1.0, True) and "column 0 is full" in info["illegal"]
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(1)
+    with pytest.raises(ValueError, match="action 9"):
+        c4.gymnasium_env("random").step(9)
+
+
+def test_the_kaggle_agent_plays_in_connectx(c4):  # noqa: F811
+    from kaggle_environments import make
+
+    env = make("connectx", debug=True)
+    env.run([c4.kaggle_agent("perfect", ms=20), "random"])
+    assert env.state[0].status == "DONE" and env.state[0].reward == 1
+    env = make("connectx", debug=True)
+    env.run(["negamax", c4.kaggle_agent("alphabeta:depth=4")])
+    assert all(s.status == "DONE" for s in env.state)
