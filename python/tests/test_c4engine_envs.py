@@ -101,3 +101,25 @@ def test_the_kaggle_agent_plays_in_connectx(c4):  # noqa: F811
     env = make("connectx", debug=True)
     env.run(["negamax", c4.kaggle_agent("alphabeta:depth=4")])
     assert all(s.status == "DONE" for s in env.state)
+
+
+def test_openspiel_states_and_tensors_read_and_the_bot_plays(c4):  # noqa: F811
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("connect_four")
+    state = game.new_initial_state()
+    for column in (3, 3, 4, 2):
+        state.apply_action(column)
+    p = c4.Position.from_columns([3, 3, 4, 2])
+    assert c4.Position.from_board(state, convention="openspiel") == p
+    tensor = np.array(state.observation_tensor()).reshape(game.observation_tensor_shape())
+    assert np.array_equal(p.board("openspiel"), tensor)
+    assert c4.Position.from_board(tensor, convention="openspiel") == p
+    assert c4.Position.from_board(state.observation_tensor(), convention="openspiel") == p
+    bad = tensor.copy()
+    bad[2, 0, 3] = 1
+    with pytest.raises(c4.PositionError, match="row 0 \\(from the bottom\\), column 3"):
+        c4.Position.from_board(bad, convention="openspiel")
+    bot = c4.openspiel_bot("perfect", ms=20)
+    returns = pyspiel.evaluate_bots(game.new_initial_state(),
+                                    [bot, pyspiel.make_uniform_random_bot(1, 5)], 5)
+    assert returns[0] == 1.0, returns

@@ -1,5 +1,6 @@
 //! Board arrays in the conventions students meet, read into a game and
-//! written from a position. Rows run from the top (row 0) in all of them:
+//! written from a position. Rows run from the top (row 0) in all of them
+//! but OpenSpiel's:
 //!
 //! - `course`: rows x columns (6 x 7), 0 empty, -1 the first player, 1 the
 //!   second (the course's numpy board);
@@ -9,7 +10,11 @@
 //! - `pettingzoo`: rows x columns x 2, plane 0 the stones of the player to
 //!   move, plane 1 the opponent's (`connect_four_v3`'s
 //!   `observation["observation"]`; the observation dict itself is read for
-//!   it).
+//!   it);
+//! - `openspiel`: OpenSpiel's `connect_four` observation tensor, 3 x rows x
+//!   columns, plane 0 the first player's stones, plane 1 the second's,
+//!   plane 2 the empty cells, its row 0 the BOTTOM row (or a pyspiel
+//!   state itself, read for its moves).
 //!
 //! A board carries no move order: the game found reaches it by legal moves
 //! (see `connect4::grid`), or the board is refused.
@@ -32,10 +37,12 @@ pub enum Convention {
     Kaggle,
     /// PettingZoo's planes: the player to move's, then the opponent's.
     PettingZoo,
+    /// OpenSpiel's tensor: first's, second's and empty planes, bottom up.
+    OpenSpiel,
 }
 
 /// What the conventions' names are, for messages.
-const NAMES: &str = "'course', 'kaggle' or 'pettingzoo'";
+const NAMES: &str = "'course', 'kaggle', 'pettingzoo' or 'openspiel'";
 
 impl Convention {
     /// The convention called `name`.
@@ -44,6 +51,7 @@ impl Convention {
             "course" => Ok(Convention::Course),
             "kaggle" => Ok(Convention::Kaggle),
             "pettingzoo" => Ok(Convention::PettingZoo),
+            "openspiel" => Ok(Convention::OpenSpiel),
             _ => Err(position_error(format!(
                 "convention '{name}': expected {NAMES}"
             ))),
@@ -80,7 +88,85 @@ pub fn read(
             let cells = from_planes(&planes)?;
             grid::game_from_rows(rules, &cells).map_err(|e| from_grid(&e, VALUES_PLANES))
         }
+        Convention::OpenSpiel => read_openspiel(board, rules),
     }
+}
+
+/// A pyspiel state (its moves) or OpenSpiel's observation tensor.
+fn read_openspiel(board: &Bound<'_, PyAny>, rules: Option<Rules>) -> PyResult<Game> {
+    if board.hasattr("history")? && board.hasattr("legal_actions")? {
+        let columns: Vec<i64> = board.call_method0("history")?.extract()?;
+        let rules = match rules {
+            Some(rules) => rules,
+            None => openspiel_rules(board)?,
+        };
+        let one_based: Vec<i64> = columns.iter().map(|c| c + 1).collect();
+        return Game::from_columns(rules, &one_based)
+            .map_err(|e| crate::errors::from_columns(&e, rules.columns()));
+    }
+    let planes: Vec<Vec<Vec<f64>>> = match board.extract::<Vec<f64>>() {
+        // `state.observation_tensor()` is flat: 3 planes of the board's cells.
+        Ok(flat) => {
+            let rules = rules.unwrap_or(Rules::STANDARD);
+            let (width, cells) = (rules.columns() as usize, rules.cells() as usize);
+            if flat.len() != 3 * cells {
+                return Err(position_error(format!(
+                    "the tensor has {} values, expected {} (3 planes of {} rows x {} columns)",
+                    flat.len(),
+                    3 * cells,
+                    rules.rows(),
+                    width
+                )));
+            }
+            flat.chunks(cells)
+                .map(|plane| plane.chunks(width).map(<[f64]>::to_vec).collect())
+                .collect()
+        }
+        Err(_) => extract(board, "a pyspiel state or a tensor of 3 x rows x columns")?,
+    };
+    if planes.len() != 3 {
+        return Err(position_error(format!(
+            "the tensor has {} planes, expected 3 (first player, second player, empty)",
+            planes.len()
+        )));
+    }
+    let rules = rules_of(rules, &planes[0])?;
+    let mut rows = Vec::with_capacity(planes[0].len());
+    // OpenSpiel's row 0 is the bottom row: the grid's rows run from the top.
+    for (r, ((first, second), empty)) in planes[0]
+        .iter()
+        .zip(&planes[1])
+        .zip(&planes[2])
+        .enumerate()
+        .rev()
+    {
+        let mut row = Vec::with_capacity(first.len());
+        for (c, ((&x, &o), &e)) in first.iter().zip(second).zip(empty).enumerate() {
+            row.push(match (x, o, e) {
+                (0.0, 0.0, 1.0) => 0,
+                (1.0, 0.0, 0.0) => 1,
+                (0.0, 1.0, 0.0) => 2,
+                _ => {
+                    return Err(position_error(format!(
+                        "row {r} (from the bottom), column {c}: planes ({x}, {o}, {e}) are \
+                         not one of first, second, empty"
+                    )));
+                }
+            });
+        }
+        rows.push(row);
+    }
+    grid::game_from_rows(rules, &rows).map_err(|e| from_grid(&e, VALUES_OPENSPIEL))
+}
+
+/// The rules of a pyspiel state's game: its columns, rows and x_in_row.
+fn openspiel_rules(state: &Bound<'_, PyAny>) -> PyResult<Rules> {
+    let parameters = state
+        .call_method0("get_game")?
+        .call_method0("get_parameters")?;
+    let get = |key: &str| -> PyResult<u32> { parameters.get_item(key)?.extract() };
+    Rules::new(get("columns")?, get("rows")?, get("x_in_row")?)
+        .map_err(|e| position_error(e.to_string()))
 }
 
 /// `position` as a board of `convention`: a numpy array (a flat list for
@@ -121,6 +207,16 @@ pub fn write<'py>(
             kwargs.set_item("dtype", numpy.getattr("int8")?)?;
             numpy.call_method("array", (planes,), Some(&kwargs))
         }
+        Convention::OpenSpiel => {
+            // Bottom row first, as OpenSpiel counts rows.
+            let plane = |value: u8| -> Vec<Vec<f64>> {
+                rows.iter()
+                    .rev()
+                    .map(|r| r.iter().map(|&c| f64::from(u8::from(c == value))).collect())
+                    .collect()
+            };
+            numpy.call_method1("array", (vec![plane(1), plane(2), plane(0)],))
+        }
     }
 }
 
@@ -130,6 +226,8 @@ const VALUES_COURSE: &str = "0 (empty), -1 (the first player) or 1 (the second)"
 const VALUES_KAGGLE: &str = "0 (empty), 1 (the first player) or 2 (the second)";
 /// How PettingZoo's planes name their values.
 const VALUES_PLANES: &str = "0 or 1 in each plane";
+/// How OpenSpiel's planes name their values.
+const VALUES_OPENSPIEL: &str = "one of the first player's, the second's or empty";
 
 /// `board` as `T`, or an error that says what was expected.
 fn extract<'py, T: FromPyObjectOwned<'py>>(

@@ -19,7 +19,8 @@ the command line writes them), a list of columns from 0
 numpy board, row 0 on top, -1 the first player, 1 the second; "kaggle":
 ConnectX's flat board of 1 and 2, or its observation; "pettingzoo":
 connect_four_v3's planes of the player to move and the opponent, or its
-observation). Every column the module answers or takes after that counts
+observation; "openspiel": connect_four's observation tensor, or a pyspiel
+state). Every column the module answers or takes after that counts
 from 0.
 
 Scores are the solver's: from the side to move, positive when it wins,
@@ -42,7 +43,8 @@ judges every move of a game with the solver.
 
 Environments: `pettingzoo_env()` (PettingZoo's connect_four_v3 on the
 engine), `gymnasium_env(opponent)` (one agent against any player) and
-`kaggle_agent(player)` (a ConnectX agent), each rewarding by the game's
+`kaggle_agent(player)` (a ConnectX agent) and `openspiel_bot(player)`,
+the environments rewarding by the game's
 result or, with reward="verdict", by the solver's verdict on each move.
 
 This package is not the course's `connect4` package: both can be
@@ -52,7 +54,7 @@ imported side by side.
 import threading
 
 from ._native import Player, Position, PositionError, Solver, verdicts
-from .envs import gymnasium_env, kaggle_agent, pettingzoo_env
+from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env
 from .games import as_player, play_game, play_match
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "as_player",
     "gymnasium_env",
     "kaggle_agent",
+    "openspiel_bot",
     "pettingzoo_env",
     "play_game",
     "play_match",

@@ -2,7 +2,7 @@
 
 from typing import Any, Callable, Literal, Optional, Sequence, TypedDict, Union
 
-Convention = Literal["course", "kaggle", "pettingzoo"]
+Convention = Literal["course", "kaggle", "pettingzoo", "openspiel"]
 OutcomeName = Literal["win", "draw", "loss"]
 TieBreak = Literal["centre", "center", "left", "random"]
 
@@ -145,3 +145,4 @@ def gymnasium_env(
     render_mode: Optional[str] = None,
 ) -> Any: ...
 def kaggle_agent(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Callable[[Any, Any], int]: ...
+def openspiel_bot(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Any: ...

@@ -1,8 +1,9 @@
 """The environments students train in, on the engine: PettingZoo's AEC
 environment (`connect_four_v3`'s agents, spaces, observations, action
 mask and illegal-move rule), a Gymnasium environment for one agent
-against any player, and a Kaggle ConnectX `agent` of any of the project's
-players. pettingzoo and gymnasium are imported only when asked for."""
+against any player, a Kaggle ConnectX `agent` and an OpenSpiel bot of any
+of the project's players. pettingzoo, gymnasium and pyspiel are imported
+only when asked for."""
 
 from .games import as_player
 from ._native import Position
@@ -44,3 +45,37 @@ def kaggle_agent(player="perfect", *, ms=None):
 
     agent.__name__ = f"c4engine_{getattr(ours, 'name', 'player')}"
     return agent
+
+
+def openspiel_bot(player="perfect", *, ms=None):
+    """A `pyspiel.Bot` (needs open_spiel) playing OpenSpiel's
+    `connect_four` as `player` (a Player or agent spec)."""
+    import pyspiel
+
+    ours = as_player(player, ms=ms)
+
+    class Bot(pyspiel.Bot):
+        """`player` as an OpenSpiel bot."""
+
+        def __init__(self):
+            pyspiel.Bot.__init__(self)
+
+        def step(self, state):
+            return int(ours.choose(Position.from_board(state, convention="openspiel")))
+
+        def restart_at(self, state):
+            ours.new_game()
+
+        def inform_action(self, state, player_id, action):
+            pass
+
+        def provides_policy(self):
+            return False
+
+        def provides_force_action(self):
+            return False
+
+        def is_clonable(self):
+            return False
+
+    return Bot()
