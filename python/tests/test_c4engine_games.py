@@ -105,3 +105,30 @@ def test_verdicts_name_the_move_that_lost_the_value(c4):  # noqa: F811
             assert sign(scores[last["keeping"]]) == sign(best)
     judged = c4.play_game("greedy", "random", seed=3, judge=True)
     assert [v["column"] for v in judged["verdicts"]] == judged["moves"]
+
+
+def test_accuracy_is_one_for_the_perfect_player_and_names_every_lost_move(c4):  # noqa: F811
+    positions = labelled("Test_L3_R1", 100)
+    assert c4.accuracy("perfect", positions)["accuracy"] == 1.0
+    assert c4.accuracy("perfect", games=4, opponent="greedy", seed=1)["accuracy"] == 1.0
+    solver = c4.Solver()
+    rank = {"loss": 0, "draw": 1, "win": 2}
+
+    def value_after(position, column):
+        child = position.play(column)
+        if child.is_over():
+            return 2 if child.winner() else 1
+        return 2 - rank[solver.outcome(child)]
+
+    for report in (c4.accuracy("random", positions, keep=100),
+                   c4.accuracy("greedy", games=6, seed=2, keep=100)):
+        assert report["judged"] == report["kept"] + len(report["lost"]) > 0
+        assert report["accuracy"] == report["kept"] / report["judged"]
+        for lost in report["lost"]:
+            p = lost["position"]
+            before = rank[solver.outcome(p)]
+            assert value_after(p, lost["column"]) - before == lost["drop"] < 0
+            assert value_after(p, lost["keeping"]) == before
+    assert c4.accuracy("random", positions)["accuracy"] < 1.0
+    with pytest.raises(ValueError, match="which is not a legal column"):
+        c4.accuracy(lambda p: 9, positions[:3])

@@ -16,6 +16,14 @@ def blocks():
     return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
+def outputs():
+    """Each python block with the text block that follows it, if any (its
+    expected output), in order."""
+    pairs = re.findall(r"```python\n(.*?)```(.*?)(?=```python|\Z)", DOC.read_text(), re.S)
+    return [(code, (re.findall(r"```text\n(.*?)```", rest, re.S) or [None])[0])
+            for code, rest in pairs]
+
+
 def annotated(block):
     """The values the page says the block's prints show, in order: the
     comment after a print, when it starts with a Python value."""
@@ -33,10 +41,12 @@ def test_every_example_runs_and_prints_what_the_page_says(c4):  # noqa: F811
     namespace = {}
     assert len(blocks()) >= 4
     assert sum(len(annotated(b)) for b in blocks()) >= 10
-    for block in blocks():
+    for block, expected in outputs():
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(block, str(DOC), "exec"), namespace)
         printed = out.getvalue()
         for value in annotated(block):
             assert value in printed, f"{value!r} not in:\n{printed}\nfrom:\n{block}"
+        if expected is not None:
+            assert printed == expected, f"printed:\n{printed}\nthe page says:\n{expected}"

@@ -41,6 +41,10 @@ Players: `Player(spec)` is any of the project's agents ('random',
 course Policy, a Kaggle agent or a function of a Position; `verdicts`
 judges every move of a game with the solver.
 
+The teacher: `accuracy(player, positions)` or `accuracy(player,
+games=N, opponent=...)` is the share of a player's moves that keep the
+solver's value, with the moves that gave it away.
+
 Environments: `pettingzoo_env()` (PettingZoo's connect_four_v3 on the
 engine), `gymnasium_env(opponent)` (one agent against any player) and
 `kaggle_agent(player)` (a ConnectX agent) and `openspiel_bot(player)`,
@@ -56,8 +60,10 @@ import threading
 from ._native import Player, Position, PositionError, Solver, verdicts
 from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env
 from .games import as_player, play_game, play_match
+from .teacher import accuracy
 
 __all__ = [
+    "accuracy",
     "Player",
     "Position",
     "PositionError",

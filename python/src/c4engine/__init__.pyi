@@ -146,3 +146,27 @@ def gymnasium_env(
 ) -> Any: ...
 def kaggle_agent(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Callable[[Any, Any], int]: ...
 def openspiel_bot(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Any: ...
+
+class Lost(TypedDict):
+    position: Position
+    column: int
+    keeping: int
+    drop: int
+
+class Accuracy(TypedDict):
+    accuracy: Optional[float]
+    kept: int
+    judged: int
+    lost: list[Lost]
+
+def accuracy(
+    player: PlayerLike,
+    positions: Optional[Sequence[Any]] = None,
+    *,
+    games: int = 20,
+    opponent: PlayerLike = "random",
+    rules: str = "7x6x4",
+    ms: Optional[int] = None,
+    seed: Optional[int] = None,
+    keep: int = 20,
+) -> Accuracy: ...

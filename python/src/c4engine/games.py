@@ -100,6 +100,8 @@ def as_player(player, *, ms=None):
     """`player` as an object with `name`, `new_game(seed)` and
     `choose(position) -> column`. `ms` is the time per move of the
     project's agents that play on a clock (the solver and the searcher)."""
+    if isinstance(player, (_Ours, _Course, _Kaggle, _Function)):
+        return player
     if isinstance(player, str):
         return _Ours(Player(player), ms)
     if isinstance(player, Player):
