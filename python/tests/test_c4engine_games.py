@@ -132,3 +132,15 @@ def test_accuracy_is_one_for_the_perfect_player_and_names_every_lost_move(c4):  
     assert c4.accuracy("random", positions)["accuracy"] < 1.0
     with pytest.raises(ValueError, match="which is not a legal column"):
         c4.accuracy(lambda p: 9, positions[:3])
+
+
+def test_levels_are_players_weakest_first(c4):  # noqa: F811
+    assert len(c4.LEVELS) == 7 and c4.LEVELS[0] == "random" and c4.LEVELS[-1] == "perfect"
+    assert c4.level(3).spec.startswith("alphabeta:depth=4")
+    with pytest.raises(ValueError, match="level 8: levels are 1 to 7"):
+        c4.level(8)
+    # The measured ladder (docs/python.md) in small, repeatable matches
+    # (no level plays on a clock): each level beats the one below it.
+    for n in range(2, 7):
+        match = c4.play_match(c4.level(n), c4.level(n - 1), games=20, seed=n)
+        assert match["score"] > 0.5, (n, match["wins"], match["draws"], match["losses"])

@@ -63,7 +63,9 @@ from .games import as_player, play_game, play_match
 from .teacher import accuracy
 
 __all__ = [
+    "LEVELS",
     "accuracy",
+    "level",
     "Player",
     "Position",
     "PositionError",
@@ -83,6 +85,30 @@ __all__ = [
     "scores",
     "think",
 ]
+
+# Players to practise against, weakest first: level(n) is LEVELS[n - 1].
+# Each is bounded by depth, simulations or nodes, never by time, so that a
+# level is as strong on a slow machine as on a fast one. Their measured
+# scores against each other are in docs/python.md
+# (scripts/measure-levels.py measures them).
+LEVELS = [
+    "random",
+    "greedy",
+    "alphabeta:depth=4",
+    "mcts:simulations=20000",
+    "solver:nodes=2000",
+    "solver:nodes=20000",
+    "perfect",
+]
+
+
+def level(n, *, seed=None):
+    """The player of difficulty level `n` (1, the weakest, to
+    len(LEVELS), the perfect player)."""
+    if not isinstance(n, int) or not 1 <= n <= len(LEVELS):
+        raise ValueError(f"level {n!r}: levels are 1 to {len(LEVELS)}")
+    return Player(LEVELS[n - 1], seed=seed)
+
 
 _shared = None
 _shared_lock = threading.Lock()
