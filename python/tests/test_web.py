@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -451,3 +452,60 @@ def test_the_standings_say_what_each_engine_lost_by(browser, tmp_path):
         sync_api.expect(row).to_contain_text("crash 1, illegal move 2")
         sync_api.expect(page.locator("#standings tr", has_text="bob").locator("td").last).to_have_text("")
         page.close()
+
+
+def test_show_solution_proves_every_column_with_both_cores_busy(browser):
+    """Issue #48: a column whose proof takes longer than a request's wait
+    keeps being proven while the page shows that it works on it, and every
+    column of these 5- to 8-ply positions becomes exact and equal to
+    `connect4 solve --analyze`, with other programs holding every core.
+    The release build: the debug one proves tens of times slower."""
+    arena = cargo_binary("connect4-arena", "C4_RELEASE_ARENA", "cargo build --release")
+    engine = cargo_binary("connect4", "C4_RELEASE_ENGINE", "cargo build --release")
+    positions = ["12345", "1234567", "76543217", "44455"]
+    truth = {m: subprocess.run([engine, "solve", "--analyze", m], capture_output=True,
+                               text=True, check=True).stdout.split()[1:] for m in positions}
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count() or 2)]
+    proc = subprocess.Popen([arena, "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = browser.new_page()
+        for moves in positions:
+            started = time.monotonic()
+            page.goto(f"{url}?pos={moves}&solution=1")
+            # Generous: the idle machine takes seconds; the test never fails
+            # for a slow machine, only for a proof that never comes.
+            sync_api.expect(page.locator("#scores span[data-exact='true']")).to_have_count(
+                7, timeout=600_000)
+            shown = [page.inner_text(f"#scores span[data-score-col='{c}']") for c in range(1, 8)]
+            assert shown == truth[moves], moves
+            print(f"{moves}: every column proven in {time.monotonic() - started:.1f} s "
+                  "with every core busy")
+        page.close()
+    finally:
+        for p in busy + [proc]:
+            p.kill()
+            p.wait()
+
+
+def test_a_column_still_being_proven_says_so(browser):
+    """While the prover works on a column, the page marks it (data-proving)
+    and says how long it has gone on."""
+    arena = cargo_binary("connect4-arena", "C4_RELEASE_ARENA", "cargo build --release")
+    proc = subprocess.Popen([arena, "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = browser.new_page()
+        # The empty 7x7 board: no proof comes within a request's wait.
+        page.goto(f"{url}?rules=7x7x4&pos=&solution=1")
+        marked = page.locator("#scores span[data-proving='true']").first
+        sync_api.expect(marked).to_be_visible(timeout=120_000)
+        assert "still proving" in marked.get_attribute("title")
+        sync_api.expect(page.locator("#proving")).to_contain_text("proving column")
+        page.close()
+    finally:
+        proc.kill()
+        proc.wait()

@@ -6,12 +6,15 @@
 //! columns the book or a short solve proves get their score, the others
 //! the clocked search's estimate, marked as not exact (its outcome when
 //! that is proven without the distance, else a heuristic value). The page
-//! then asks for the proof of each unproven column in turn (`column` and
-//! `deep`, [`DEEP_CAP`] each) and puts it in the estimate's place.
+//! then asks for the proof of each unproven column (`column` and `deep`):
+//! the prover ([`crate::prover`]) proves it on its own thread for as long
+//! as it takes while the page keeps asking, and a request answers with the
+//! score once it is proven, else at most [`crate::prover::WAIT`] later
+//! with the estimate and how long the proof has gone on (`proving_ms`).
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use connect4::book::Book;
@@ -21,14 +24,13 @@ use connect4::{Game, Player, Position, Rules};
 use serde_json::{Value, json};
 
 use super::Reply;
+use crate::prover::Standing;
 
 /// The time of a first answer, every column together.
 pub const FIRST_ANSWER: Duration = Duration::from_millis(40);
 /// The part of [`FIRST_ANSWER`] kept for the estimates of the columns the
 /// solver did not prove.
 const ESTIMATE_TIME: Duration = Duration::from_millis(10);
-/// The solver's time for one column when the page asks for its proof.
-pub const DEEP_CAP: Duration = Duration::from_secs(8);
 /// The table of each thread's solver, and of its clocked search.
 const HASH_MB: usize = 16;
 
@@ -61,8 +63,8 @@ pub struct Question {
     pub moves: String,
     /// One column (from 1) instead of all.
     pub column: Option<u32>,
-    /// Whether to prove, with [`DEEP_CAP`] a column, rather than answer at
-    /// once.
+    /// Whether to prove (by the prover, waiting for it a while) rather than
+    /// answer at once.
     pub deep: bool,
     /// Raised when nobody waits for the answer any more (the client left):
     /// the solver stops.
@@ -98,7 +100,12 @@ pub fn analyze(q: &Question) -> Reply {
         None => (0..p.columns()).collect(),
     };
     let start = Instant::now();
-    let exact = proofs(&p, &asked, q, start);
+    let mut proving = Vec::new();
+    let exact = if q.deep {
+        deep_proofs(&p, &asked, q, &mut proving)
+    } else {
+        proofs(&p, &asked, q, start)
+    };
     let unproven: Vec<u32> = asked
         .iter()
         .zip(&exact)
@@ -109,16 +116,56 @@ pub fn analyze(q: &Question) -> Reply {
     let columns: Vec<Value> = asked
         .iter()
         .zip(&exact)
-        .map(|(&c, &e)| column(&p, c, e, estimate_of(&estimates, c)))
+        .map(|(&c, &e)| {
+            let mut shown = column(&p, c, e, estimate_of(&estimates, c));
+            if let Some((_, t)) = proving.iter().find(|(d, _)| *d == c) {
+                shown["proving_ms"] = json!(t.as_millis() as u64);
+            }
+            shown
+        })
         .collect();
     reply["over"] = json!(false);
     reply["columns"] = json!(columns);
     Ok(reply)
 }
 
+/// The exact score of each column of `asked` that the prover has proven,
+/// or proves while the request waits; the others go in `proving`, with
+/// how long their proofs have gone on.
+fn deep_proofs(
+    p: &Position,
+    asked: &[u32],
+    q: &Question,
+    proving: &mut Vec<(u32, Duration)>,
+) -> Vec<Option<i32>> {
+    asked
+        .iter()
+        .map(|&c| {
+            if !p.can_play(c) {
+                return None;
+            }
+            let key = (q.rules, q.moves.clone(), c);
+            // A client that left waits for nothing (the proof goes on).
+            let left = q.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            let wait = if left {
+                Duration::ZERO
+            } else {
+                crate::prover::WAIT
+            };
+            match crate::prover::prover().ask(key, wait) {
+                Standing::Proven(score) => Some(score),
+                Standing::Proving(t) => {
+                    proving.push((c, t));
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
 /// The exact score of each column of `asked` that the book or the solver
-/// proves in time: [`DEEP_CAP`] a column when `deep`, else what is left of
-/// the first answer's time shared among the columns still to do.
+/// proves in what is left of the first answer's time, shared among the
+/// columns still to do.
 fn proofs(p: &Position, asked: &[u32], q: &Question, start: Instant) -> Vec<Option<i32>> {
     let deadline = start + FIRST_ANSWER - ESTIMATE_TIME;
     SOLVER.with_borrow_mut(|solver| {
@@ -130,11 +177,7 @@ fn proofs(p: &Position, asked: &[u32], q: &Question, start: Instant) -> Vec<Opti
                     return None;
                 }
                 let now = Instant::now();
-                let cap = if q.deep {
-                    DEEP_CAP
-                } else {
-                    deadline.saturating_duration_since(now) / (asked.len() - i) as u32
-                };
+                let cap = deadline.saturating_duration_since(now) / (asked.len() - i) as u32;
                 solver.set_limits(&Limits::time(cap), q.stop.clone());
                 solver.column_score_within(p, c)
             })
@@ -276,9 +319,10 @@ mod tests {
         assert!(shown.get("score").is_none());
     }
 
-    /// A client that left raises the flag: the proofs stop instead of
-    /// running their cap (issue #42, item 8). Proving every column of
-    /// this position takes seconds; stopped, some stay estimates.
+    /// A client that left raises the flag: the request waits for no proof
+    /// (issue #42, item 8), which the prover goes on with. Proving every
+    /// column of this position takes seconds; unwaited, some stay
+    /// estimates, marked as still being proven.
     #[test]
     fn a_raised_stop_flag_ends_the_proofs() {
         let stopped = analyze(&Question {
@@ -288,6 +332,11 @@ mod tests {
         })
         .unwrap();
         let columns = stopped["columns"].as_array().unwrap();
-        assert!(columns.iter().any(|c| c["exact"] == false), "{stopped}");
+        assert!(
+            columns
+                .iter()
+                .any(|c| c["exact"] == false && c["proving_ms"].is_u64()),
+            "{stopped}"
+        );
     }
 }

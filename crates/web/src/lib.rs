@@ -16,6 +16,7 @@
 mod analysis;
 mod guard;
 mod players;
+mod prover;
 mod replay;
 pub mod report;
 mod standings;

@@ -113,10 +113,10 @@ function playColumn(column, byEngine = false) {
   showPlay();
 }
 
-/** A column's score as shown: exact, or an estimate marked as such,
- * `more` saying whether a proof is still being sought. */
-function scoreSpan(c, more = true) {
-  const then = more ? "solving on..." : "the solver gave up after 8 s";
+/** A column's score as shown: exact, or an estimate marked as such (and
+ * as still being proven, with how long the proof has gone on, once the
+ * prover works on it). */
+function scoreSpan(c) {
   const span = document.createElement("span");
   span.dataset.scoreCol = String(c.column);
   if (!c.playable) return span;
@@ -124,25 +124,36 @@ function scoreSpan(c, more = true) {
   if (c.exact) {
     span.textContent = String(c.score);
     span.className = c.score > 0 ? "win" : c.score < 0 ? "loss" : "draw";
-  } else if (c.outcome) {
+    return span;
+  }
+  const proving = c.proving_ms === undefined
+    ? "solving on..."
+    : `still proving (${Math.round(c.proving_ms / 1000)} s so far)...`;
+  if (c.proving_ms !== undefined) span.dataset.proving = "true";
+  if (c.outcome) {
     span.textContent = { win: "W", draw: "D", loss: "L" }[c.outcome];
     span.className = `unproven ${c.outcome}`;
-    span.title = `a ${c.outcome}, proven; its distance is not yet: ${then}`;
+    span.title = `a ${c.outcome}, proven; its distance is not yet: ${proving}`;
   } else {
     span.textContent = c.estimate > 0 ? "+?" : c.estimate < 0 ? "-?" : "?";
     span.className = "unproven";
-    span.title = `not proven yet; the search's estimate is ${c.estimate} (of -99 to 99): ${then}`;
+    span.title = `not proven yet; the search's estimate is ${c.estimate} (of -99 to 99): ${proving}`;
   }
+  if (c.proving_ms !== undefined) span.classList.add("proving");
   return span;
 }
 
 /** Every column's score: a first answer at once (exact where the book or
  * a short solve proves it, else an estimate), then the proof of each
- * unproven column in turn, put in its estimate's place as it comes. */
+ * unproven column, asked for again and again while the position stays
+ * (the server's prover goes on between the asks), put in the estimate's
+ * place when it comes. */
 async function showScores() {
   const scores = document.getElementById("scores");
+  const note = document.getElementById("proving");
   scores.style.setProperty("--columns", play.columns);
   scores.replaceChildren();
+  note.textContent = "";
   address();
   if (!document.getElementById("solution").checked || over(play.moves)) return;
   const [asked, rules] = [play.moves, play.rules];
@@ -154,10 +165,16 @@ async function showScores() {
     if (!current()) return;
     scores.replaceChildren(...a.columns.map((c) => scoreSpan(c)));
     for (const c of a.columns.filter((c) => c.playable && !c.exact)) {
-      const [proof] = (await getJson(`${query}&column=${c.column}&deep=1`)).columns;
-      if (!current()) return;
-      scores.children[c.column - 1].replaceWith(scoreSpan(proof, false));
+      let proof = c;
+      while (!proof.exact) {
+        [proof] = (await getJson(`${query}&column=${c.column}&deep=1`)).columns;
+        if (!current()) return;
+        scores.children[c.column - 1].replaceWith(scoreSpan(proof));
+        note.textContent = proof.exact ? "" : `proving column ${c.column}: ` +
+          `${Math.round((proof.proving_ms || 0) / 1000)} s so far...`;
+      }
     }
+    note.textContent = "";
   } catch (e) {
     if (current()) scores.textContent = e.message;
   }
