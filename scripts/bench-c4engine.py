@@ -4,8 +4,9 @@ process, checked against the set's labels; prints the calls per second.
 The comparison is with the command line on the same lines, one run after
 the other (farm-bench pairs them):
 
-    farm-bench --vs "sh -c 'target/release/connect4 solve --no-book < ../shared/bench/Test_L2_R2 > /dev/null'" \\
-        -- python3 scripts/bench-c4engine.py ../shared/bench/Test_L2_R2
+    cut -d' ' -f1 ../shared/bench/Test_L2_R2 > /tmp/L2R2.moves
+    farm-bench --vs "sh -c 'exec target/release/connect4 solve --no-book < /tmp/L2R2.moves'" \\
+        -- .venv-test/bin/python scripts/bench-c4engine.py ../shared/bench/Test_L2_R2
 
 Needs c4engine from this repository (see c4engine_dev.py)."""
 
