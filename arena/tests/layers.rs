@@ -185,3 +185,134 @@ fn the_check_reads_dependencies_and_catches_an_import_from_above() {
     assert_eq!(dependencies(manifest), ["connect4", "axum", "libc"]);
     assert_eq!(named("use crate::run::RunArgs; // crate::merge"), ["run"]);
 }
+
+/// The modules of `folder` (its .rs files and subfolders) and, for each,
+/// the sibling modules it names: `super::NAME` in a file of a subfolder's
+/// `mod.rs`'s children, or `crate::NAME` and `super::NAME` at the top.
+fn sibling_imports(folder: &Path, top: bool) -> Vec<(String, Vec<String>)> {
+    let mut modules: Vec<(String, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            modules.push((name, path));
+        } else if let Some(stem) = name.strip_suffix(".rs")
+            && !matches!(stem, "mod" | "lib" | "main")
+        {
+            modules.push((stem.to_string(), path));
+        }
+    }
+    let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
+    let prefixes: &[&str] = if top {
+        &["crate::", "super::"]
+    } else {
+        &["super::"]
+    };
+    modules
+        .iter()
+        .map(|(name, path)| {
+            let mut files = Vec::new();
+            if path.is_dir() {
+                // A subfolder names its siblings from its own mod.rs only.
+                files.push(path.join("mod.rs"));
+            } else {
+                files.push(path.clone());
+            }
+            let mut named = Vec::new();
+            for file in files.iter().filter(|f| f.exists()) {
+                let text = std::fs::read_to_string(file).unwrap();
+                for line in text.lines() {
+                    let code = line.split("//").next().unwrap_or("");
+                    for prefix in prefixes {
+                        for (at, _) in code.match_indices(prefix) {
+                            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                                continue;
+                            }
+                            let rest = &code[at + prefix.len()..];
+                            let end = rest
+                                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .unwrap_or(rest.len());
+                            let other = &rest[..end];
+                            if other != name
+                                && names.iter().any(|n| n == other)
+                                && !named.iter().any(|n: &String| n == other)
+                            {
+                                named.push(other.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            (name.clone(), named)
+        })
+        .collect()
+}
+
+/// A circle among `imports` (each module and the modules it names), if
+/// any: its modules in order.
+fn circle(imports: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        imports: &[(String, Vec<String>)],
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|p| p == at) {
+            return Some(path[start..].to_vec());
+        }
+        if done.iter().any(|d| d == at) {
+            return None;
+        }
+        path.push(at.to_string());
+        let next = imports
+            .iter()
+            .find(|(n, _)| n == at)
+            .map(|(_, v)| v.clone());
+        for other in next.unwrap_or_default() {
+            if let Some(found) = visit(&other, imports, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.push(at.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    imports
+        .iter()
+        .find_map(|(name, _)| visit(name, imports, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_modules_of_the_arena_s_crates_import_each_other_in_a_circle() {
+    let mut circles = Vec::new();
+    for (_, folder, _) in CRATES {
+        let src = root().join(folder).join("src");
+        let mut folders = vec![(src.clone(), true)];
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        for file in &files {
+            let parent = file.parent().unwrap().to_path_buf();
+            if parent != src && !folders.iter().any(|(f, _)| *f == parent) {
+                folders.push((parent, false));
+            }
+        }
+        for (folder, top) in folders {
+            if let Some(found) = circle(&sibling_imports(&folder, top)) {
+                circles.push(format!("{}: {}", folder.display(), found.join(" -> ")));
+            }
+        }
+    }
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
+
+#[test]
+fn the_circle_check_finds_a_circle() {
+    let imports = vec![
+        ("games".to_string(), vec!["game_log".to_string()]),
+        ("game_log".to_string(), vec!["games".to_string()]),
+        ("report".to_string(), vec![]),
+    ];
+    assert_eq!(circle(&imports).unwrap(), ["games", "game_log"]);
+    assert!(circle(&imports[2..]).is_none());
+}

@@ -3,8 +3,9 @@ solver's answers against independent ground truth (the public solved sets
 and Christophe Steininger's table of every board size), errors in the
 caller's counting, the GIL released and Ctrl-C obeyed during a long call.
 
-The module is assembled from python/src/c4engine and the extension cargo
-built (target/release/libc4engine_native.so, as scripts/test builds it;
+Under scripts/test the module is the students' kit's wheel, installed
+(C4ENGINE_FROM_KIT=1); elsewhere it is assembled from python/src/c4engine
+and the extension cargo built (target/release/libc4engine_native.so;
 C4ENGINE_NATIVE overrides), as the kit's wheel assembles it."""
 
 import os
@@ -27,10 +28,25 @@ BENCH = REPO.parent / "shared" / "bench"
 
 @pytest.fixture(scope="session")
 def package(tmp_path_factory):
-    """A folder holding the c4engine package, built as the kit builds it."""
+    """A folder holding the c4engine package: with C4ENGINE_FROM_KIT=1 (as
+    scripts/test sets it) the students' kit's wheel, built by
+    `connect4-arena kit` and installed there by pip, so that every test of
+    the module runs what students install; else assembled from
+    python/src/c4engine and the extension cargo built."""
+    root = tmp_path_factory.mktemp("c4engine")
+    if os.environ.get("C4ENGINE_FROM_KIT"):
+        from test_policy import arena_binary
+
+        kit = root / "kit"
+        built = subprocess.run([arena_binary(), "kit", "--out", str(kit), "--source", str(REPO)],
+                               capture_output=True, text=True, timeout=1800)
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+        wheel = next(kit.glob("connect4_kit-*.whl"))
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(root / "site"), str(wheel)], check=True)
+        return root / "site"
     native = cargo_binary("libc4engine_native.so", "C4ENGINE_NATIVE",
                           "cargo build --release -p connect4-python")
-    root = tmp_path_factory.mktemp("c4engine")
     shutil.copytree(REPO / "python" / "src" / "c4engine", root / "c4engine")
     shutil.copy(native, root / "c4engine" / "_native.abi3.so")
     return root

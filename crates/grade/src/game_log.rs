@@ -13,11 +13,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::games::Played;
+use super::games::{Played, RUN};
 use connect4_match::log::GameLine;
-
-/// The `run` of a grading log's lines.
-pub const RUN: &str = "grade";
 
 /// Refuses to write over `path` when it is something else than a grading
 /// log: not a regular file, a file with a line that is not a grading's

@@ -23,6 +23,9 @@ use connect4_match::schedule::{self, Job, Mode, OpeningSource};
 use connect4_match::spec::EngineSpec;
 use connect4_match::workers::{self, Control, Flags, RunConfig};
 
+/// The `run` of a grading log's lines.
+pub const RUN: &str = "grade";
+
 /// The value of each opening for the side to move after it (1 win, 0
 /// draw, -1 loss), from the solver (the book answers 2-ply openings at
 /// once).
@@ -142,7 +145,7 @@ impl Played {
             .iter()
             .zip(first_number..)
             .map(|((job, record), number)| {
-                let run = super::game_log::RUN.to_string();
+                let run = RUN.to_string();
                 let names = (name(job.first), name(job.second));
                 let game = record.clone();
                 let zero_based = if self.terms == Terms::Python {

@@ -11,13 +11,15 @@
 
 use std::path::{Path, PathBuf};
 
+mod kind;
 mod sections;
 mod specs;
 mod validate;
 
+pub use kind::SubmissionKind;
 pub use sections::{
     DEFAULT_TESTS, Grading, LeaderboardEntry, Metric, Order, Scoring, Side, StudentLimits,
-    Submission, SubmissionKind, Tactic, Test, TestKind, Time, UnknownKind, Visibility,
+    Submission, Tactic, Test, TestKind, Time, UnknownKind, Visibility,
 };
 pub use specs::{FILE_PARAMS, Opponent, OpponentError, bridge_spec, map_files, program_spec};
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sections::SubmissionKind;
+use super::kind::SubmissionKind;
 use connect4_match::spec::{EngineSpec, quote};
 
 /// An `opponent = "..."` the grader cannot use; the message quotes it.

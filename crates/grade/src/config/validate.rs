@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::ConfigError;
+use super::kind::SubmissionKind;
 use super::sections::{
-    Grading, LeaderboardEntry, Metric, RawTest, Scoring, Side, StudentLimits, Submission,
-    SubmissionKind, Tactic, Test, TestKind, Time, Visibility,
+    Grading, LeaderboardEntry, Metric, RawTest, Scoring, Side, StudentLimits, Submission, Tactic,
+    Test, TestKind, Time, Visibility,
 };
 use super::specs::Opponent;
 
