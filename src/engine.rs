@@ -19,7 +19,6 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 use std::time::Duration;
 
-use crate::agents::searcher::with_own;
 use crate::agents::{Agent, SessionPlayer, scaled_value};
 use crate::book::Book;
 use crate::game::Game;
@@ -356,7 +355,9 @@ impl Engine {
     /// game is over). A running search is stopped first.
     pub fn go(&mut self, request: &GoRequest, mut on_report: OnReport, done: Done) {
         let own = self.players().own.clone();
-        let limits = with_own(&request.limits(self.game.position().empty_cells()), &own);
+        let limits = request
+            .limits(self.game.position().empty_cells())
+            .filled_from(&own);
         // Agents other than the solver stop at their own depth.
         self.unbounded = limits == Limits::none() && self.searcher_answers;
         let analysis = request.infinite;
@@ -474,7 +475,7 @@ impl Engine {
 /// Checks that `spec` names a player this engine can be (an agent with
 /// valid parameters, or the solver): the error says what is wrong, as
 /// `setoption agent` would.
-pub fn check_player_spec(spec: &str) -> Result<(), crate::agents::AgentError> {
+pub fn check_player_spec(spec: &str) -> Result<(), AgentError> {
     crate::agents::session_player(spec).map(|_| ())
 }
 

@@ -48,15 +48,6 @@ pub fn own_limits(spec: &Spec) -> Result<Limits, AgentError> {
     })
 }
 
-/// `limits`, with `own` filling in each kind of limit it lacks.
-pub fn with_own(limits: &Limits, own: &Limits) -> Limits {
-    Limits {
-        depth: limits.depth.or(own.depth),
-        nodes: limits.nodes.or(own.nodes),
-        time: limits.time.or(own.time),
-    }
-}
-
 impl SearcherAgent {
     /// From a spec (see [`own_limits`]), with a table of the default size.
     pub fn from_spec(spec: &Spec) -> Result<SearcherAgent, AgentError> {
@@ -79,7 +70,7 @@ impl Agent for SearcherAgent {
         limits: &Limits,
         stop: Option<Arc<AtomicBool>>,
     ) -> AgentMove {
-        let limits = with_own(limits, &self.own);
+        let limits = limits.filled_from(&self.own);
         let r = self
             .searcher
             .search(p, &limits, stop, |_| {})

@@ -23,6 +23,17 @@ impl Limits {
         Limits::default()
     }
 
+    /// These limits, with `fallback` filling in each kind of limit they
+    /// lack (a `go`'s limits over a player's own, as `solver:movetime=100`
+    /// gives them).
+    pub fn filled_from(&self, fallback: &Limits) -> Limits {
+        Limits {
+            depth: self.depth.or(fallback.depth),
+            nodes: self.nodes.or(fallback.nodes),
+            time: self.time.or(fallback.time),
+        }
+    }
+
     /// Only a depth limit.
     pub fn depth(depth: u32) -> Limits {
         Limits {
@@ -266,6 +277,21 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_are_filled_in_only_where_they_lack_a_kind() {
+        let go = Limits::depth(6);
+        let own = Limits {
+            depth: Some(2),
+            nodes: Some(1000),
+            time: Some(Duration::from_millis(100)),
+        };
+        let both = go.filled_from(&own);
+        assert_eq!(both.depth, Some(6), "the go's own depth stays");
+        assert_eq!(both.nodes, Some(1000));
+        assert_eq!(both.time, Some(Duration::from_millis(100)));
+        assert_eq!(Limits::none().filled_from(&Limits::none()), Limits::none());
+    }
 
     #[test]
     fn a_watched_word_that_changes_stops_the_search_at_the_next_poll() {
