@@ -17,9 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::position_error;
 use crate::interrupt;
-use crate::position::PyPosition;
+use crate::position::{PyPosition, open_position};
 use crate::solver::outcome_name;
 
 /// Agents whose move costs microseconds: chosen on the caller's thread,
@@ -81,14 +80,7 @@ impl PyPlayer {
         position: &Bound<'_, PyAny>,
         ms: Option<u64>,
     ) -> PyResult<u32> {
-        let position = PyPosition::from_argument(position)?;
-        let p = *position.position();
-        if p.is_over() {
-            return Err(position_error(format!(
-                "the game is over after '{}': there is no move to choose",
-                position.move_string()
-            )));
-        }
+        let p = open_position(position, "there is no move to choose")?;
         let mut agent = self.agent();
         agent
             .check_rules(p.rules())

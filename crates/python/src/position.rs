@@ -78,6 +78,20 @@ impl PyPosition {
     }
 }
 
+/// The engine's position of a Python argument (see
+/// [`PyPosition::from_argument`]), which must not be over: `why_not` says
+/// what a finished game leaves nothing of ("there is nothing to solve").
+pub fn open_position(argument: &Bound<'_, PyAny>, why_not: &str) -> PyResult<Position> {
+    let position = PyPosition::from_argument(argument)?;
+    if position.position().is_over() {
+        return Err(position_error(format!(
+            "the game is over after '{}': {why_not}",
+            position.move_string()
+        )));
+    }
+    Ok(*position.position())
+}
+
 #[pymethods]
 impl PyPosition {
     /// The position after `moves`, a move string with columns from 1 as the

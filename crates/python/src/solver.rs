@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use connect4::position::Position;
 use connect4::score::Outcome;
 use connect4::search::{DEFAULT_HASH_MB, Limits, Report, Searcher, Solver};
 use pyo3::prelude::*;
@@ -17,7 +16,7 @@ use rand::seq::IndexedRandom;
 
 use crate::errors::position_error;
 use crate::interrupt;
-use crate::position::PyPosition;
+use crate::position::open_position;
 
 /// An exact solver (with the opening book unless told otherwise) and the
 /// clocked search beside it.
@@ -64,19 +63,6 @@ pub fn outcome_name(outcome: Outcome) -> &'static str {
     }
 }
 
-/// The engine's position of an argument, which must not be over.
-fn open_position(argument: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let position = PyPosition::from_argument(argument)?;
-    let p = *position.position();
-    if p.is_over() {
-        return Err(position_error(format!(
-            "the game is over after '{}': there is nothing to solve",
-            position.move_string()
-        )));
-    }
-    Ok(p)
-}
-
 #[pymethods]
 impl PySolver {
     /// A solver with a table of `hash_mb` MiB (the engine's default if
@@ -107,7 +93,7 @@ impl PySolver {
 
     /// The exact score of `position` (a Position or a move string).
     fn score(&mut self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<i32> {
-        let p = open_position(position)?;
+        let p = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| solver.solve_within(&p, false))
     }
 
@@ -117,14 +103,14 @@ impl PySolver {
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<Option<i32>>> {
-        let p = open_position(position)?;
+        let p = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| solver.analyze_within(&p))
     }
 
     /// The outcome for the side to move: 'win', 'draw' or 'loss' (cheaper
     /// than the score, which also says how soon).
     fn outcome(&mut self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<&'static str> {
-        let p = open_position(position)?;
+        let p = open_position(position, "there is nothing to solve")?;
         let weak = self.searching(py, |solver| solver.solve_within(&p, true))?;
         Ok(outcome_name(Outcome::of(weak)))
     }
@@ -138,7 +124,7 @@ impl PySolver {
         position: &Bound<'_, PyAny>,
         tie_break: &str,
     ) -> PyResult<u32> {
-        let p = open_position(position)?;
+        let p = open_position(position, "there is nothing to solve")?;
         let rule = TieBreak::named(tie_break)?;
         if let TieBreak::Centre = rule {
             return self.searching(py, |solver| solver.best_move_within(&p).map(|(c, _)| c));
@@ -164,7 +150,7 @@ impl PySolver {
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<u32>> {
-        let mut p = open_position(position)?;
+        let mut p = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| {
             let mut line = Vec::new();
             while !p.is_over() {
@@ -186,7 +172,7 @@ impl PySolver {
         position: &Bound<'py, PyAny>,
         ms: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let p = open_position(position)?;
+        let p = open_position(position, "there is nothing to solve")?;
         let (hash_mb, book) = (self.hash_mb, self.solver.book().cloned());
         let searcher = self.searcher.get_or_insert_with(|| {
             let mut searcher = Searcher::new(hash_mb);
