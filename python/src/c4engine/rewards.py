@@ -11,6 +11,12 @@ REWARDS = ("result", "verdict")
 _RANK = {"loss": 0, "draw": 1, "win": 2}
 
 
+def drop(before, after):
+    """The verdict on a move from the values for its player `before` and
+    `after` it ('win', 'draw', 'loss'): 0, -1 or -2."""
+    return min(0, _RANK[after] - _RANK[before])
+
+
 def check(reward):
     """`reward` if it names one of REWARDS."""
     if reward not in REWARDS:

@@ -8,7 +8,7 @@ import random
 
 from ._native import Position, Solver
 from .games import as_player, play_game
-from .rewards import Verdicts
+from .rewards import Verdicts, drop
 
 __all__ = ["accuracy"]
 
@@ -61,13 +61,11 @@ def accuracy(player, positions=None, *, games=20, opponent="random", rules="7x6x
                 judged += 1
                 if verdict["lost"]:
                     if len(lost) < keep:
-                        drop = -1 if {verdict["before"], verdict["after"]} != {"win", "loss"} \
-                            else -2
                         lost.append({"position": position, "column": verdict["column"],
                                      "keeping": verdict["keeping"]
                                      if verdict["keeping"] is not None
                                      else solver.best_move(position),
-                                     "drop": drop})
+                                     "drop": drop(verdict["before"], verdict["after"])})
                 else:
                     kept += 1
             position = position.play(verdict["column"])
@@ -88,13 +86,13 @@ def _judge_positions(player, positions, rules, keep):
         if column not in position.legal():
             raise ValueError(f"{player.name} answered {column!r} in {position!r}, "
                              f"which is not a legal column (legal: {position.legal()})")
-        drop = judge.move(position, position.play(column))
+        given = judge.move(position, position.play(column))
         judged += 1
-        if drop == 0:
+        if given == 0:
             kept += 1
         elif len(lost) < keep:
             lost.append({"position": position, "column": column,
-                         "keeping": judge.solver.best_move(position), "drop": drop})
+                         "keeping": judge.solver.best_move(position), "drop": given})
     return kept, judged, lost
 
 
