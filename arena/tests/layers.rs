@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 #[path = "../../tests/support/imports.rs"]
 mod imports;
-use imports::{named, sources};
+use imports::{named, named_after, sources};
 
 /// The workspace's folder.
 fn root() -> PathBuf {
@@ -211,28 +211,17 @@ fn sibling_imports(folder: &Path, top: bool) -> Vec<(String, Vec<String>)> {
     modules
         .iter()
         .map(|(name, path)| {
-            let mut files = Vec::new();
-            if path.is_dir() {
-                // A subfolder names its siblings from its own mod.rs only.
-                files.push(path.join("mod.rs"));
+            // A subfolder names its siblings from its own mod.rs only.
+            let file = if path.is_dir() {
+                path.join("mod.rs")
             } else {
-                files.push(path.clone());
-            }
+                path.clone()
+            };
             let mut named = Vec::new();
-            for file in files.iter().filter(|f| f.exists()) {
-                let text = std::fs::read_to_string(file).unwrap();
+            if let Ok(text) = std::fs::read_to_string(&file) {
                 for line in text.lines() {
-                    let code = line.split("//").next().unwrap_or("");
                     for prefix in prefixes {
-                        for (at, _) in code.match_indices(prefix) {
-                            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-                                continue;
-                            }
-                            let rest = &code[at + prefix.len()..];
-                            let end = rest
-                                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                                .unwrap_or(rest.len());
-                            let other = &rest[..end];
+                        for other in named_after(line, prefix) {
                             if other != name
                                 && names.iter().any(|n| n == other)
                                 && !named.iter().any(|n: &String| n == other)

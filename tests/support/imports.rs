@@ -1,19 +1,26 @@
 //! What the layer tests (tests/layers.rs for the engine,
 //! arena/tests/layers.rs for the arena's crates) share: the source files
-//! of a folder, and the modules a line of code names.
+//! of a folder, and the modules a line of code names. Each test uses a
+//! part of it.
+
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
 /// The modules a line of code names as `crate::NAME` (comments left out).
 pub fn named(line: &str) -> Vec<&str> {
+    named_after(line, "crate::")
+}
+
+/// The names a line of code gives right after `prefix` (`crate::`,
+/// `super::`), comments left out; `prefix` preceded by another name
+/// (`connect4::`, `some_crate::`) is not this crate's path.
+pub fn named_after<'a>(line: &'a str, prefix: &str) -> Vec<&'a str> {
     let code = line.split("//").next().unwrap_or("");
-    code.match_indices("crate::")
-        .filter(|(at, _)| {
-            // `connect4::` or `some_crate::` is not this crate's path.
-            !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
-        })
+    code.match_indices(prefix)
+        .filter(|(at, _)| !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
         .map(|(at, _)| {
-            let rest = &code[at + "crate::".len()..];
+            let rest = &code[at + prefix.len()..];
             let end = rest
                 .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .unwrap_or(rest.len());
