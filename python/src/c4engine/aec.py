@@ -3,12 +3,11 @@ spaces, observation layout, action mask, rewards and illegal-move rule
 of PettingZoo's own `connect_four_v3`, with the position kept natively;
 rewards by the game's result or by the solver's verdict on each move."""
 
-import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ._native import Position
-from . import rewards
+from . import observations, rewards
 
 
 class ConnectFour(AECEnv):
@@ -29,13 +28,8 @@ class ConnectFour(AECEnv):
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]
         self.action_spaces = {a: spaces.Discrete(self.width) for a in self.agents}
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0, 1, (self.height, self.width, 2), np.int8),
-                "action_mask": spaces.Box(0, 1, (self.width,), np.int8),
-            })
-            for a in self.agents
-        }
+        self.observation_spaces = {a: observations.space(self.height, self.width)
+                                   for a in self.agents}
         self.position = self.empty
 
     def observation_space(self, agent):
@@ -56,13 +50,8 @@ class ConnectFour(AECEnv):
 
     def observe(self, agent):
         player = self.possible_agents.index(agent) + 1
-        planes = np.frombuffer(self.position._planes(player), dtype=np.int8)
-        if agent == self.agent_selection:
-            mask = np.frombuffer(self.position._mask(), dtype=np.int8).copy()
-        else:
-            mask = np.zeros(self.width, np.int8)
-        return {"observation": planes.reshape(self.height, self.width, 2).copy(),
-                "action_mask": mask}
+        return observations.observe(self.position, player, self.height, self.width,
+                                    masked=agent == self.agent_selection)
 
     def step(self, action):
         agent = self.agent_selection

@@ -6,11 +6,10 @@ episode with -1, as in PettingZoo; rewards by the game's result or by the
 solver's verdict on each of the agent's moves."""
 
 import gymnasium
-import numpy as np
 from gymnasium import spaces
 
 from ._native import Position
-from . import rewards
+from . import observations, rewards
 from .games import as_player
 
 
@@ -31,19 +30,13 @@ class ConnectFourVs(gymnasium.Env):
         self.empty = Position("", rules=rules)
         self.width, self.height = self.empty.board("course").shape[::-1]
         self.action_space = spaces.Discrete(self.width)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0, 1, (self.height, self.width, 2), np.int8),
-            "action_mask": spaces.Box(0, 1, (self.width,), np.int8),
-        })
+        self.observation_space = observations.space(self.height, self.width)
         self.position = self.empty
         self.me = 1 if play_first else 2
         self.done = False
 
     def _observation(self):
-        planes = np.frombuffer(self.position._planes(self.me), dtype=np.int8)
-        mask = np.frombuffer(self.position._mask(), dtype=np.int8)
-        return {"observation": planes.reshape(self.height, self.width, 2).copy(),
-                "action_mask": mask.copy()}
+        return observations.observe(self.position, self.me, self.height, self.width)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
