@@ -24,7 +24,7 @@ use connect4::game::Game;
 use connect4::grid;
 use connect4::position::{Player, Position};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::errors::{from_grid, position_error};
 
@@ -195,17 +195,13 @@ pub fn write<'py>(
                 Player::First => 1,
                 Player::Second => 2,
             };
-            let planes: Vec<Vec<[i64; 2]>> = rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .map(|&c| [i64::from(c == own), i64::from(c != 0 && c != own)])
-                        .collect()
-                })
-                .collect();
+            let bytes = PyBytes::new(py, &planes(position, own));
             let kwargs = PyDict::new(py);
             kwargs.set_item("dtype", numpy.getattr("int8")?)?;
-            numpy.call_method("array", (planes,), Some(&kwargs))
+            let flat = numpy.call_method("frombuffer", (bytes,), Some(&kwargs))?;
+            let shape = (position.rows(), position.columns(), 2);
+            // A copy: frombuffer's array is read-only.
+            flat.call_method1("reshape", shape)?.call_method0("copy")
         }
         Convention::OpenSpiel => {
             // Bottom row first, as OpenSpiel counts rows.
@@ -218,6 +214,19 @@ pub fn write<'py>(
             numpy.call_method1("array", (vec![plane(1), plane(2), plane(0)],))
         }
     }
+}
+
+/// PettingZoo's planes of `position` for `player` (1 or 2): rows x
+/// columns x 2 bytes, plane 0 its stones, plane 1 the other's, row 0 on
+/// top.
+pub fn planes(position: &Position, player: u8) -> Vec<u8> {
+    let rows = grid::to_rows(position);
+    let mut out = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len) * 2);
+    for cell in rows.iter().flatten() {
+        out.push(u8::from(*cell == player));
+        out.push(u8::from(*cell != 0 && *cell != player));
+    }
+    out
 }
 
 /// How the course's board names its values.

@@ -201,13 +201,7 @@ impl PyPosition {
     /// stones, plane 1 the other's), rows x columns x 2 bytes of 0 and 1,
     /// for numpy.frombuffer: the environments' fast path.
     fn _planes(&self, player: u8) -> Vec<u8> {
-        let rows = grid::to_rows(self.position());
-        let mut out = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len) * 2);
-        for cell in rows.iter().flatten() {
-            out.push(u8::from(*cell == player));
-            out.push(u8::from(*cell != 0 && *cell != player));
-        }
-        out
+        boards::planes(self.position(), player)
     }
 
     /// One byte per column, 1 where the column has room (after a win too,
