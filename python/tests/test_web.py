@@ -7,6 +7,7 @@ server refusing what it should."""
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -98,15 +99,17 @@ def test_a_position_from_the_address_is_solved_and_played(server, browser):
     solved = subprocess.run([cargo_binary("connect4", "CONNECT4", "cargo build"), "solve",
                              "--analyze", "4453"], capture_output=True, text=True, check=True)
     assert scores == solved.stdout.split()[1:]
+    # The server says which columns can be played: the address follows
+    # its answer.
     page.locator("#board .cell[data-col='4']").first.click()
-    assert "pos=44534" in page.url and "solution=1" in page.url, page.url
+    sync_api.expect(page).to_have_url(re.compile(r"pos=44534&solution=1$"))
     page.keyboard.press("s")
     page.keyboard.press("z")
-    assert page.url.endswith("?pos=4453")
+    sync_api.expect(page).to_have_url(re.compile(r"\?pos=4453$"))
     page.keyboard.press("y")
     page.keyboard.press("3")
-    assert page.url.endswith("?pos=445343")
-    assert "Red (first) to move" in page.inner_text("#status")
+    sync_api.expect(page).to_have_url(re.compile(r"\?pos=445343$"))
+    sync_api.expect(page.locator("#status")).to_contain_text("Red (first) to move")
     page.close()
 
 
@@ -126,7 +129,8 @@ def test_other_boards_are_played_and_solved_and_kept_in_the_address(server, brow
     # Keys go as far as the board: 6 plays, 7 does not exist here.
     page.keyboard.press("6")
     page.keyboard.press("7")
-    assert page.url.endswith("?rules=6x5x4&pos=33446&solution=1"), page.url
+    page.keyboard.press("1")
+    sync_api.expect(page).to_have_url(re.compile(r"\?rules=6x5x4&pos=334461&solution=1$"))
     # Another board from the list starts a new game on it, an engine
     # playing a side there.
     page.select_option("#rules", "7x7x4")
@@ -135,9 +139,16 @@ def test_other_boards_are_played_and_solved_and_kept_in_the_address(server, brow
     page.select_option("#seat-2", label="greedy")
     page.locator("#board .cell[data-col='4']").first.click()
     sync_api.expect(page.locator("#board .cell.p2")).to_have_count(1)
-    # A board the engine cannot play falls back to the standard one.
+    # A board the engine cannot play falls back to the standard one, and
+    # a position that cannot be played to its board's empty board, the
+    # status saying why in the server's words.
     page.goto(url + "?rules=12x9x4&pos=44")
     sync_api.expect(cells).to_have_count(42)
+    sync_api.expect(page.locator("#status")).to_contain_text("columns = 12")
+    page.goto(url + "?rules=6x5x4&pos=4444449")
+    sync_api.expect(cells).to_have_count(30)
+    sync_api.expect(page.locator("#status")).to_contain_text("column 4 is full")
+    assert page.locator("#board .cell.p1").count() == 0
     page.close()
 
 

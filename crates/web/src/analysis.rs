@@ -20,10 +20,11 @@ use std::time::{Duration, Instant};
 use connect4::book::Book;
 use connect4::score::Outcome;
 use connect4::search::{Limits, SearchScore, Searcher, Solver};
-use connect4::{Game, Player, Position, Rules};
+use connect4::{Game, Player, Position, Rules, Status};
 use serde_json::{Value, json};
 
-use super::Reply;
+use crate::Reply;
+use crate::error::ApiError;
 use crate::prover::Standing;
 
 /// The time of a first answer, every column together.
@@ -71,19 +72,46 @@ pub struct Question {
     pub stop: Option<Arc<AtomicBool>>,
 }
 
+/// A position as the page shows it, with no analysis: the board, who is
+/// to move, whether the game is over and how, and the columns that can
+/// be played (from 1). The page holds no rules of its own: it asks this.
+pub fn describe(rules: Rules, moves: &str) -> Reply {
+    let game = Game::from_move_string(rules, moves).map_err(|e| ApiError::moves(moves, e))?;
+    let p = game.position();
+    let to_move = if p.side_to_move() == Player::First {
+        1
+    } else {
+        2
+    };
+    let result = match game.status() {
+        Status::Ongoing => Value::Null,
+        Status::Won(Player::First) => json!("first"),
+        Status::Won(Player::Second) => json!("second"),
+        Status::Draw => json!("draw"),
+    };
+    let playable: Vec<u32> = (0..p.columns())
+        .filter(|&c| !p.is_over() && p.can_play(c))
+        .map(|c| c + 1)
+        .collect();
+    Ok(json!({
+        "moves": game.move_string(), "rules": rules.to_string(),
+        "columns": rules.columns(), "rows": rules.rows(), "inarow": rules.inarow(),
+        "to_move": to_move, "over": p.is_over(), "result": result, "playable": playable,
+    }))
+}
+
 /// The analysis of a position: every column asked, numbered from 1, with
 /// its score and whether it is exact.
 pub fn analyze(q: &Question) -> Reply {
-    let moves = &q.moves;
-    let game = Game::from_move_string(q.rules, moves)
-        .map_err(|e| format!("moves '{}': {e}", super::shorten(moves)))?;
+    let game =
+        Game::from_move_string(q.rules, &q.moves).map_err(|e| ApiError::moves(&q.moves, e))?;
     let p = *game.position();
     let to_move = if p.side_to_move() == Player::First {
         1
     } else {
         2
     };
-    let mut reply = json!({ "moves": moves, "rules": q.rules.to_string(), "to_move": to_move });
+    let mut reply = json!({ "moves": q.moves, "rules": q.rules.to_string(), "to_move": to_move });
     if p.is_over() {
         reply["over"] = json!(true);
         reply["columns"] = json!([]);
@@ -92,10 +120,10 @@ pub fn analyze(q: &Question) -> Reply {
     let asked: Vec<u32> = match q.column {
         Some(n) if (1..=p.columns()).contains(&n) => vec![n - 1],
         Some(n) => {
-            return Err(format!(
-                "column {n}: the board has columns 1 to {}",
-                p.columns()
-            ));
+            return Err(ApiError::Column {
+                column: n.into(),
+                columns: p.columns(),
+            });
         }
         None => (0..p.columns()).collect(),
     };
@@ -294,7 +322,7 @@ mod tests {
             deep: false,
             stop: None,
         });
-        assert!(beyond.unwrap_err().contains("columns 1 to 6"));
+        assert!(beyond.unwrap_err().to_string().contains("columns 1 to 6"));
         let off_board = analyze(&Question {
             rules,
             moves: "7".to_string(),
@@ -302,7 +330,7 @@ mod tests {
             deep: false,
             stop: None,
         });
-        assert!(off_board.unwrap_err().contains("'7'"));
+        assert!(off_board.unwrap_err().to_string().contains("'7'"));
     }
 
     #[test]

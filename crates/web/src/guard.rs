@@ -12,6 +12,8 @@
 
 use std::net::IpAddr;
 
+use crate::error::{ApiError, shorten};
+
 /// Whether a request with these headers' values may be answered by the
 /// server on `port`; why not.
 pub fn allowed(
@@ -19,30 +21,30 @@ pub fn allowed(
     origin: Option<&str>,
     fetch_site: Option<&str>,
     port: u16,
-) -> Result<(), String> {
-    let host = host.ok_or("the request has no Host header")?;
+) -> Result<(), ApiError> {
+    let host = host.ok_or_else(|| ApiError::Refused("the request has no Host header".into()))?;
     if !is_own_host(host, port) {
-        return Err(format!(
+        return Err(ApiError::Refused(format!(
             "Host '{}' is not this server's (an IP address or localhost, port {port})",
-            super::shorten(host)
-        ));
+            shorten(host)
+        )));
     }
     if let Some(origin) = origin
         && origin != format!("http://{host}")
     {
-        return Err(format!(
+        return Err(ApiError::Refused(format!(
             "requests from the page at '{}' are refused: only this server's own page may use it",
-            super::shorten(origin)
-        ));
+            shorten(origin)
+        )));
     }
     if let Some(site) = fetch_site
         && site != "same-origin"
         && site != "none"
     {
-        return Err(format!(
+        return Err(ApiError::Refused(format!(
             "a {} request is refused: only this server's own page may use it",
-            super::shorten(site)
-        ));
+            shorten(site)
+        )));
     }
     Ok(())
 }
@@ -98,6 +100,10 @@ mod tests {
             None,
             8080,
         );
-        assert!(why.unwrap_err().contains("'http://evil.example'"));
+        assert!(
+            why.unwrap_err()
+                .to_string()
+                .contains("'http://evil.example'")
+        );
     }
 }

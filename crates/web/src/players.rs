@@ -9,7 +9,8 @@ use std::time::Duration;
 use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
-use super::Reply;
+use crate::Reply;
+use crate::error::{ApiError, shorten};
 use connect4_match::play::Seat;
 use connect4_match::spec::EngineSpec;
 
@@ -57,28 +58,29 @@ impl Players {
     /// position `pos` of a game by `rules`.
     pub fn play(&self, number: usize, rules: Rules, pos: &str) -> Reply {
         let index = number.wrapping_sub(1);
-        let seat = self.seats.get(index).ok_or_else(|| {
-            format!(
-                "engine {number}: {} engine(s) were given to serve, numbered from 1",
-                self.names.len()
-            )
+        let seat = self.seats.get(index).ok_or(ApiError::NotGiven {
+            what: "engine",
+            number: number as u64,
+            count: self.names.len(),
         })?;
         let name = &self.names[index];
-        let game = Game::from_move_string(rules, pos)
-            .map_err(|e| format!("moves '{}': {e}", super::shorten(pos)))?;
+        let game = Game::from_move_string(rules, pos).map_err(|e| ApiError::moves(pos, e))?;
         if game.position().is_over() {
-            return Err(format!("moves '{}': the game is over", super::shorten(pos)));
+            return Err(ApiError::Over(shorten(pos)));
         }
         let mut seat = seat.lock().unwrap_or_else(|e| e.into_inner());
         let (m, _) = seat
             .new_game(rules, 1)
             .and_then(|()| seat.best_move(&game, None))
-            .map_err(|f| format!("{name}: {}: {}", f.reason(), f.detail()))?;
+            .map_err(|f| ApiError::Engine {
+                engine: name.clone(),
+                why: format!("{}: {}", f.reason(), f.detail()),
+            })?;
         if m.column == 0 || !game.position().can_play(m.column - 1) {
-            return Err(format!(
-                "{name} answered column {}, which is not legal",
-                m.column
-            ));
+            return Err(ApiError::Engine {
+                engine: name.clone(),
+                why: format!("answered column {}, which is not legal", m.column),
+            });
         }
         Ok(json!({ "column": m.column, "moves": format!("{pos}{}", m.column), "engine": name }))
     }

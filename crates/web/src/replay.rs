@@ -17,7 +17,8 @@ use connect4::search::verdict::{Judge, first_lost};
 use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
-use super::Reply;
+use crate::Reply;
+use crate::error::ApiError;
 use connect4_match::log::GameLine;
 
 /// The solver's time for one position of a replayed game.
@@ -142,12 +143,16 @@ impl Library {
     }
 
     /// The `log`-th log (from 1) as it is now.
-    pub fn log(&self, log: usize) -> Result<(PathBuf, Arc<Vec<GameLine>>), String> {
+    pub fn log(&self, log: usize) -> Result<(PathBuf, Arc<Vec<GameLine>>), ApiError> {
         let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
         let count = logs.len();
-        let file = logs.get_mut(log.wrapping_sub(1)).ok_or_else(|| {
-            format!("log {log}: {count} log(s) were given to serve, numbered from 1")
-        })?;
+        let file = logs
+            .get_mut(log.wrapping_sub(1))
+            .ok_or(ApiError::NotGiven {
+                what: "log",
+                number: log as u64,
+                count,
+            })?;
         file.refresh();
         Ok((file.path.clone(), Arc::clone(&file.games)))
     }
@@ -289,7 +294,10 @@ impl Library {
         let line = games
             .iter()
             .find(|g| g.game == game)
-            .ok_or_else(|| format!("log {log} has no game {game}"))?;
+            .ok_or(ApiError::NoGame {
+                log: log as u64,
+                game,
+            })?;
         if let Some(v) = self.cached((log, game)) {
             return Ok(v);
         }
@@ -310,12 +318,14 @@ fn new_judge() -> Judge {
 
 /// A game's line with `judge`'s verdict on each move.
 fn judged_line(judge: &mut Judge, line: &GameLine) -> Reply {
-    let rules: Rules = line
-        .rules
-        .parse()
-        .map_err(|e| format!("game {}: rules '{}': {e}", line.game, line.rules))?;
-    let game = Game::from_move_string(rules, &line.moves)
-        .map_err(|e| format!("game {}: {e}", line.game))?;
+    let rules: Rules = line.rules.parse().map_err(|e| ApiError::BadGame {
+        game: line.game,
+        why: format!("rules '{}': {e}", line.rules),
+    })?;
+    let game = Game::from_move_string(rules, &line.moves).map_err(|e| ApiError::BadGame {
+        game: line.game,
+        why: e.to_string(),
+    })?;
     let moves = game.moves().to_vec();
     let verdicts = judge.game(rules, &moves);
     // The opening's moves are no player's: the first lost value of

@@ -61,7 +61,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         sorted.sort_by_key(|g| g.game);
         for g in sorted {
             // Kept by judge_once, unless there were too many to keep.
-            judged.push(library.game(i + 1, g.game).map_err(anyhow::Error::msg)?);
+            judged.push(library.game(i + 1, g.game)?);
         }
         data.push(json!({
             "log": i + 1, "name": path.display().to_string(),
@@ -120,18 +120,47 @@ fn page(sections: &str, data: &Value) -> String {
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; \
-         style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
+         style-src 'unsafe-inline'; script-src 'unsafe-inline' data:\">\n\
          <title>connect4 report</title>\n<style>\n{}\n{}</style>\n</head>\n<body>\n\
          <header><h1>connect4: report</h1></header>\n<main>\n{sections}<h2>Games</h2>\n{replay}\n</main>\n\
          <script type=\"application/json\" id=\"report-data\">{}</script>\n\
-         <script>\n{}\n{}\n{}\n</script>\n</body>\n</html>\n",
+         <script type=\"module\">\n{}\n</script>\n</body>\n</html>\n",
         include_str!("page/style.css"),
         REPORT_STYLE,
         script_safe(&data.to_string()),
-        include_str!("page/board.js"),
-        include_str!("page/replay.js"),
-        include_str!("page/report.js"),
+        with_imports_inside(include_str!("page/report.js")),
     )
+}
+
+/// The page's modules a report uses, by the name they import each other by.
+const MODULES: [(&str, &str); 2] = [
+    ("./board.js", include_str!("page/board.js")),
+    ("./replay.js", include_str!("page/replay.js")),
+];
+
+/// A module's source with each `from "./name.js"` made to import that
+/// module from a `data:` address holding its source (and its imports,
+/// likewise): the served page's modules, working in a file that loads
+/// nothing from elsewhere.
+fn with_imports_inside(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find("from \"./") {
+        let name_at = at + "from \"".len();
+        let end = name_at + rest[name_at..].find('"').unwrap_or(0);
+        let name = &rest[name_at..end];
+        let module = MODULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+            .unwrap_or_else(|| panic!("the report has no module {name}"));
+        out.push_str(&rest[..name_at]);
+        out.push_str("data:text/javascript;base64,");
+        out.push_str(&base64(with_imports_inside(module).as_bytes()));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The report's own style, beside the page's.
@@ -184,5 +213,24 @@ mod tests {
         assert!(!safe.contains("</script"));
         let back: Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back["name"], "</script><script>alert(1)</script>");
+    }
+
+    #[test]
+    fn the_report_s_script_holds_the_modules_it_imports() {
+        let script = with_imports_inside(include_str!("page/report.js"));
+        assert!(!script.contains("from \"./"), "{script}");
+        use base64::Engine as _;
+        let inside = |text: &str| -> String {
+            let at = text.find("base64,").unwrap() + "base64,".len();
+            let end = at + text[at..].find('"').unwrap();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&text[at..end])
+                .unwrap();
+            String::from_utf8(bytes).unwrap()
+        };
+        // report.js imports replay.js, which imports board.js.
+        let replay = inside(&script);
+        assert!(replay.contains("export const Replay"));
+        assert!(inside(&replay).contains("export function draw"));
     }
 }

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::Reply;
 use super::replay::Library;
+use crate::Reply;
 use connect4_match::figures::thin;
 use connect4_match::live::RunInfo;
 use connect4_match::log::GameLine;

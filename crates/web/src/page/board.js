@@ -1,20 +1,20 @@
-// The board and the verdicts' words, shared by the served page (app.js)
-// and the report file (report.js): a classic script, its functions
-// global. Columns are numbered from 1 as in the command line's move strings;
-// the standard board unless told otherwise.
+// The board and the verdicts' words, shared by the served page and the
+// report file. Columns are numbered from 1 as in the command line's move
+// strings; the standard board unless told otherwise. It draws what it is
+// given: whether a move can be played is the server's to say.
 
 const COLUMNS = 7;
 const ROWS = 6;
 
 /** A position from a move string: `cells[column]` lists its stones, 1 or 2. */
-function stones(moves, columns = COLUMNS) {
+export function stones(moves, columns = COLUMNS) {
   const cells = Array.from({ length: columns }, () => []);
   [...moves].forEach((ch, i) => cells[Number(ch) - 1].push(i % 2 === 0 ? 1 : 2));
   return cells;
 }
 
 /** Draws `moves` on `board` (a .board element); `onColumn` makes it playable. */
-function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } = {}) {
+export function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } = {}) {
   board.style.setProperty("--columns", columns);
   const cells = stones(moves, columns);
   const last = moves.length ? Number(moves[moves.length - 1]) - 1 : -1;
@@ -37,7 +37,7 @@ function draw(board, moves, { columns = COLUMNS, rows = ROWS, onColumn = null } 
 }
 
 /** Words for a verdict: kept, lost (and the move that kept it), or unknown. */
-function said(v, base = 1) {
+export function said(v, base = 1) {
   if (!v.before || !v.after) return "not proven in time";
   if (v.before === v.after) return v.before === "loss" ? "a lost position either way" : `kept the ${v.before}`;
   const kept = v.keeping === null || v.keeping === undefined ? "" : `; ${v.keeping + base} kept it`;
@@ -45,7 +45,7 @@ function said(v, base = 1) {
 }
 
 /** `kept`, `lost` or `unknown` (not proven in time). */
-function verdictClass(v) {
+export function verdictClass(v) {
   if (!v.before || !v.after) return "unknown";
   return v.before === v.after ? "kept" : "lost";
 }

@@ -2,12 +2,13 @@
 // of games with filters, and one game stepped move by move with the
 // solver's verdicts. `Replay.setup(logs, load, opened)` starts it: `logs`
 // lists the games, `load(log, game)` gives a game with its verdicts (a
-// promise), `opened(log, game)` hears which game is open. A classic
-// script; it needs board.js.
+// promise), `opened(log, game)` hears which game is open.
+
+import { draw, said, verdictClass } from "./board.js";
 
 const replay = { game: null, at: null, ply: 0, list: [], load: null, opened: null };
 
-const Replay = {
+export const Replay = {
   setup(logs, load, opened = () => {}) {
     replay.list = logs;
     replay.load = load;
@@ -33,6 +34,11 @@ const Replay = {
   openFirst() {
     const first = replay.list.find((log) => log.games.length);
     return first ? Replay.open(first.log, first.games[0].game) : Promise.resolve();
+  },
+
+  /** Tells `opened` again which game is open, if one is. */
+  reopened() {
+    if (replay.at) replay.opened(replay.at.log, replay.at.game);
   },
 
   /** The arrow keys, Home and End step the open game. */

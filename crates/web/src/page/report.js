@@ -1,6 +1,8 @@
-// The report file's script: its games, with their verdicts, are in the
+// The report file's entry: its games, with their verdicts, are in the
 // file itself (the JSON of #report-data); the replay view shows them as
-// the served page does. A classic script after board.js and replay.js.
+// the served page does, with the same modules.
+
+import { Replay } from "./replay.js";
 
 const data = JSON.parse(document.getElementById("report-data").textContent);
 const byLog = new Map(data.logs.map((log) => [String(log.log), log]));
