@@ -14,7 +14,7 @@
 //! fixed number of threads with a bounded queue before them (503 when it
 //! is full). A request that another site's page makes, or that comes
 //! under another host name (DNS rebinding), is refused (see `guard`).
-//! Every error is an [`error::ApiError`]: its status and the command
+//! Every error is an `error::ApiError`: its status and the command
 //! line's words.
 //!
 //! The map, from the bottom: `error`; `guard`, `prover`, `players`,
