@@ -25,8 +25,8 @@ import tempfile
 import time
 import urllib.request
 
-ARENA = sys.argv[1] if len(sys.argv) > 1 else "target/release/connect4-arena"
-COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+ARENA = "target/release/connect4-arena"
+COUNT = 300
 DEEP_SAMPLE = 40
 
 
@@ -168,4 +168,6 @@ def main():
 
 
 if __name__ == "__main__":
+    ARENA = sys.argv[1] if len(sys.argv) > 1 else ARENA
+    COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else COUNT
     main()

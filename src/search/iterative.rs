@@ -619,7 +619,8 @@ impl Searcher {
     }
 
     /// The score of every legal column of `p` (0-based column, score), each
-    /// searched with an equal share of `limits`.
+    /// searched with an equal share of `limits`' nodes and of what is left
+    /// of its time: a column proven early leaves its time to the ones after.
     pub fn analyze(
         &mut self,
         p: &Position,
@@ -627,16 +628,20 @@ impl Searcher {
         stop: Option<Arc<AtomicBool>>,
     ) -> Vec<(u32, SearchScore)> {
         let columns: Vec<u32> = p.legal_moves();
-        let share = columns.len().max(1) as u32;
-        let child_limits = Limits {
-            depth: limits.depth,
-            nodes: limits.nodes.map(|n| (n / u64::from(share)).max(1)),
-            time: limits.time.map(|t| t / share),
-        };
-        columns
-            .into_iter()
-            .map(|c| (c, self.column_score(p, c, &child_limits, stop.clone())))
-            .collect()
+        let start = Instant::now();
+        let mut scores = Vec::with_capacity(columns.len());
+        for (i, &c) in columns.iter().enumerate() {
+            let left = (columns.len() - i) as u32;
+            let child_limits = Limits {
+                depth: limits.depth,
+                nodes: limits.nodes.map(|n| (n / columns.len() as u64).max(1)),
+                time: limits
+                    .time
+                    .map(|t| t.saturating_sub(start.elapsed()) / left),
+            };
+            scores.push((c, self.column_score(p, c, &child_limits, stop.clone())));
+        }
+        scores
     }
 
     /// The score of playing column `c` (0-based, legal) in `p`, for the

@@ -3,9 +3,11 @@
 //! larger), from the book and the solver, on any board the engine plays.
 //!
 //! A first answer comes at once (all columns within [`FIRST_ANSWER`]): the
-//! columns the book or a short solve proves get their score, the others
-//! the clocked search's estimate, marked as not exact (its outcome when
-//! that is proven without the distance, else a heuristic value). The page
+//! engine's own analysis ([`Searcher::analyze`], what the protocol's
+//! `analyze` answers), which gives the columns the book or its exact
+//! attempts prove their score, the others its estimate, marked as not
+//! exact (its outcome when that is proven without the distance, else a
+//! heuristic value). The page
 //! then asks for the proof of each unproven column (`column` and `deep`):
 //! the prover ([`crate::prover`]) proves it on its own thread for as long
 //! as it takes while the page keeps asking, and a request answers with the
@@ -15,11 +17,11 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use connect4::book::Book;
 use connect4::score::Outcome;
-use connect4::search::{Limits, SearchScore, Searcher, Solver};
+use connect4::search::{Limits, SearchScore, Searcher};
 use connect4::{Game, Player, Position, Rules, Status};
 use serde_json::{Value, json};
 
@@ -29,19 +31,17 @@ use crate::prover::Standing;
 
 /// The time of a first answer, every column together.
 pub const FIRST_ANSWER: Duration = Duration::from_millis(40);
-/// The part of [`FIRST_ANSWER`] kept for the estimates of the columns the
-/// solver did not prove.
+/// The time of the estimates that go with a proof's answer, for the
+/// columns the prover has not proven yet.
 const ESTIMATE_TIME: Duration = Duration::from_millis(10);
-/// The table of each thread's solver, and of its clocked search.
+/// The table of each answering thread's clocked search.
 const HASH_MB: usize = 16;
 
 thread_local! {
-    /// The solver of the thread answering: made once (a table takes tens of
-    /// milliseconds to allocate), kept from one request to the next (what
-    /// it proved stays true; it starts afresh on a board of other rules).
-    static SOLVER: RefCell<Solver> =
-        RefCell::new(Solver::new(HASH_MB).with_book(Some(Arc::clone(&Book::shipped()))));
-    /// The clocked search of the thread answering, kept likewise.
+    /// The engine's clocked search of the thread answering: made once (a
+    /// table takes tens of milliseconds to allocate), kept from one request
+    /// to the next (what it proved stays true; it starts afresh on a board
+    /// of other rules).
     static SEARCHER: RefCell<Searcher> = RefCell::new({
         let mut searcher = Searcher::new(HASH_MB);
         searcher.set_book(Some(Arc::clone(&Book::shipped())));
@@ -49,10 +49,9 @@ thread_local! {
     });
 }
 
-/// Makes the answering thread's solver and search, so that its first
-/// request does not pay for their tables.
+/// Makes the answering thread's search, so that its first request does
+/// not pay for its table.
 pub fn warm_up() {
-    SOLVER.with(|_| ());
     SEARCHER.with(|_| ());
 }
 
@@ -127,25 +126,26 @@ pub fn analyze(q: &Question) -> Reply {
         }
         None => (0..p.columns()).collect(),
     };
-    let start = Instant::now();
     let mut proving = Vec::new();
-    let exact = if q.deep {
-        deep_proofs(&p, &asked, q, &mut proving)
+    let scores = if q.deep {
+        let exact = deep_proofs(&p, &asked, q, &mut proving);
+        let unproven: Vec<u32> = (asked.iter().zip(&exact))
+            .filter(|(c, e)| p.can_play(**c) && e.is_none())
+            .map(|(c, _)| *c)
+            .collect();
+        let mut scores = estimates(&p, &unproven, ESTIMATE_TIME, q);
+        scores.extend(
+            (asked.iter().zip(exact)).filter_map(|(&c, e)| Some((c, SearchScore::exact(e?)))),
+        );
+        scores
     } else {
-        proofs(&p, &asked, q, start)
+        estimates(&p, &asked, FIRST_ANSWER, q)
     };
-    let unproven: Vec<u32> = asked
-        .iter()
-        .zip(&exact)
-        .filter(|(c, e)| p.can_play(**c) && e.is_none())
-        .map(|(c, _)| *c)
-        .collect();
-    let estimates = estimates(&p, &unproven);
     let columns: Vec<Value> = asked
         .iter()
-        .zip(&exact)
-        .map(|(&c, &e)| {
-            let mut shown = column(&p, c, e, estimate_of(&estimates, c));
+        .map(|&c| {
+            let score = scores.iter().find(|(d, _)| *d == c).map(|(_, s)| s);
+            let mut shown = column(&p, c, score);
             if let Some((_, t)) = proving.iter().find(|(d, _)| *d == c) {
                 shown["proving_ms"] = json!(t.as_millis() as u64);
             }
@@ -191,57 +191,40 @@ fn deep_proofs(
         .collect()
 }
 
-/// The exact score of each column of `asked` that the book or the solver
-/// proves in what is left of the first answer's time, shared among the
-/// columns still to do.
-fn proofs(p: &Position, asked: &[u32], q: &Question, start: Instant) -> Vec<Option<i32>> {
-    let deadline = start + FIRST_ANSWER - ESTIMATE_TIME;
-    SOLVER.with_borrow_mut(|solver| {
-        asked
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| {
-                if !p.can_play(c) {
-                    return None;
-                }
-                let now = Instant::now();
-                let cap = deadline.saturating_duration_since(now) / (asked.len() - i) as u32;
-                solver.set_limits(&Limits::time(cap), q.stop.clone());
-                solver.column_score_within(p, c)
-            })
-            .collect()
-    })
-}
-
-/// The clocked search's score of each column of `columns`, all together
-/// within [`ESTIMATE_TIME`].
-fn estimates(p: &Position, columns: &[u32]) -> Vec<(u32, SearchScore)> {
-    if columns.is_empty() {
+/// The engine's analysis of each playable column of `columns`, all
+/// together within `time`: the book's score, or the clocked search's
+/// (exact when it proves it, else its estimate).
+fn estimates(
+    p: &Position,
+    columns: &[u32],
+    time: Duration,
+    q: &Question,
+) -> Vec<(u32, SearchScore)> {
+    let playable: Vec<u32> = columns.iter().copied().filter(|&c| p.can_play(c)).collect();
+    if playable.is_empty() {
         return Vec::new();
     }
-    let share = ESTIMATE_TIME / columns.len() as u32;
     SEARCHER.with_borrow_mut(|searcher| {
-        columns
+        if playable.len() == p.legal_moves().len() {
+            return searcher.analyze(p, &Limits::time(time), q.stop.clone());
+        }
+        let share = Limits::time(time / playable.len() as u32);
+        playable
             .iter()
-            .map(|&c| (c, searcher.column_score(p, c, &Limits::time(share), None)))
+            .map(|&c| (c, searcher.column_score(p, c, &share, q.stop.clone())))
             .collect()
     })
-}
-
-/// Column `c`'s estimate among `estimates`.
-fn estimate_of(estimates: &[(u32, SearchScore)], c: u32) -> Option<&SearchScore> {
-    estimates.iter().find(|(d, _)| *d == c).map(|(_, s)| s)
 }
 
 /// What the page shows of column `c` (from 0): its exact score, or the
 /// estimate, with its proven outcome if the estimate knows it.
-fn column(p: &Position, c: u32, exact: Option<i32>, estimate: Option<&SearchScore>) -> Value {
+fn column(p: &Position, c: u32, estimate: Option<&SearchScore>) -> Value {
     let number = c + 1;
     if !p.can_play(c) {
         return json!({ "column": number, "playable": false });
     }
-    if let Some(score) = exact {
-        return json!({ "column": number, "playable": true, "exact": true, "score": score });
+    if let Some(s) = estimate.filter(|s| s.exact) {
+        return json!({ "column": number, "playable": true, "exact": true, "score": s.value });
     }
     let outcome = estimate.and_then(|e| e.outcome).map(|o| match o {
         Outcome::Win => "win",
@@ -257,6 +240,7 @@ fn column(p: &Position, c: u32, exact: Option<i32>, estimate: Option<&SearchScor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect4::search::Solver;
 
     fn standard(moves: &str) -> Question {
         Question {
@@ -340,7 +324,7 @@ mod tests {
             .position()
             .to_owned();
         let estimate = SearchScore::proven(Outcome::Win);
-        let shown = column(&p, 2, None, Some(&estimate));
+        let shown = column(&p, 2, Some(&estimate));
         assert_eq!(shown["exact"], false);
         assert_eq!(shown["outcome"], "win");
         assert_eq!(shown["column"], 3);
