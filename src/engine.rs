@@ -272,6 +272,11 @@ impl Engine {
         Ok(())
     }
 
+    /// Whether the engine's own search answers `go` (no agent is set).
+    pub fn searcher_answers(&self) -> bool {
+        self.searcher_answers
+    }
+
     /// Whether the agent can play on the current game's board; the error
     /// says why not (a learned model made for another board).
     pub fn check_agent(&mut self) -> Result<(), AgentError> {

@@ -44,7 +44,7 @@ use connect4_match::spec::EngineSpec;
 #[command(name = "connect4-arena", version, after_help = MAIN_HELP)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Cmd>,
+    command: Option<Action>,
 }
 
 /// Under the top-level help: what no arguments does, then the engines.
@@ -60,7 +60,7 @@ const MAIN_HELP: &str = concat!(
 );
 
 #[derive(Subcommand)]
-enum Cmd {
+enum Action {
     /// Play a match between two engines: game pairs from the same opening
     /// with colours swapped.
     #[command(after_help = concat!(
@@ -261,7 +261,7 @@ fn experiment_command(args: &ExperimentArgs) -> Result<ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Cmd::Engine) => connect4::protocol::run_session(
+        Some(Action::Engine) => connect4::protocol::run_session(
             io::BufReader::new(io::stdin()),
             io::stdout(),
             connect4::protocol::SessionOptions {
@@ -271,16 +271,16 @@ fn main() -> ExitCode {
         )
         .map(|()| ExitCode::SUCCESS)
         .map_err(Into::into),
-        Some(Cmd::Match(args)) => match_command(&args),
-        Some(Cmd::Tournament(args)) => tournament_command(&args),
-        Some(Cmd::Merge(args)) => merge_command(&args),
-        Some(Cmd::Grade(args)) => grade::run(&args),
-        Some(Cmd::Autograder(args)) => grade::autograder::run(&args),
-        Some(Cmd::Kit(args)) => connect4_grade::kit::run(&args),
-        Some(Cmd::Serve(args)) => connect4_web::run(&args),
-        Some(Cmd::Report(args)) => connect4_web::report::run(&args),
-        Some(Cmd::Compliance(args)) => compliance::run(&args),
-        Some(Cmd::Experiment(args)) => experiment_command(&args),
+        Some(Action::Match(args)) => match_command(&args),
+        Some(Action::Tournament(args)) => tournament_command(&args),
+        Some(Action::Merge(args)) => merge_command(&args),
+        Some(Action::Grade(args)) => grade::run(&args),
+        Some(Action::Autograder(args)) => grade::autograder::run(&args),
+        Some(Action::Kit(args)) => connect4_grade::kit::run(&args),
+        Some(Action::Serve(args)) => connect4_web::run(&args),
+        Some(Action::Report(args)) => connect4_web::report::run(&args),
+        Some(Action::Compliance(args)) => compliance::run(&args),
+        Some(Action::Experiment(args)) => experiment_command(&args),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

@@ -26,11 +26,6 @@ impl Agent for GreedyAgent {
             .find(|&m| m != 0)
             .expect("the game is not over");
         let column = super::centre_most(p, pool);
-        AgentMove {
-            column,
-            value: None,
-            nodes: 0,
-            depth: 0,
-        }
+        AgentMove::unsearched(column)
     }
 }

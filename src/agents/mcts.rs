@@ -287,20 +287,10 @@ impl Agent for MctsAgent {
         limits: &Limits,
         stop: Option<Arc<AtomicBool>>,
     ) -> AgentMove {
-        let forced = |column: u32| AgentMove {
-            column,
-            value: None,
-            nodes: 0,
-            depth: 0,
-        };
-        let wins = p.winning_moves();
-        if wins != 0 {
-            return forced(super::centre_most(p, wins));
+        if let Some(c) = super::forced_move(p) {
+            return AgentMove::unsearched(c);
         }
         let safe = p.non_losing_moves();
-        if safe.count_ones() == 1 {
-            return forced(super::centre_most(p, safe));
-        }
         let root = self.root_for(p);
         self.root = Some(root);
         let simulations = limits.nodes.unwrap_or(self.simulations).max(1);
@@ -319,7 +309,7 @@ impl Agent for MctsAgent {
         if children.is_empty() {
             // Stopped before the first simulation: a safe move, centre first.
             let pool = if safe != 0 { safe } else { p.possible() };
-            return forced(super::centre_most(p, pool));
+            return AgentMove::unsearched(super::centre_most(p, pool));
         }
         let &best = children
             .iter()

@@ -57,6 +57,30 @@ pub struct AgentMove {
     pub depth: u32,
 }
 
+impl AgentMove {
+    /// A move chosen without a search: no value, no nodes, depth 0.
+    pub fn unsearched(column: u32) -> AgentMove {
+        AgentMove {
+            column,
+            value: None,
+            nodes: 0,
+            depth: 0,
+        }
+    }
+}
+
+/// The move the tactics force, which every agent that looks ahead plays
+/// without thinking: a win at once (the centre-most), else the only move
+/// that does not hand the opponent a win at once.
+pub fn forced_move(p: &Position) -> Option<u32> {
+    let wins = p.winning_moves();
+    if wins != 0 {
+        return Some(centre_most(p, wins));
+    }
+    let safe = p.non_losing_moves();
+    (safe.count_ones() == 1).then(|| centre_most(p, safe))
+}
+
 /// A player: given a position that is not over, limits and a stop flag,
 /// returns a legal move.
 pub trait Agent: Send {
@@ -252,12 +276,7 @@ pub(crate) fn deepen(
             nodes,
             depth,
         },
-        None => AgentMove {
-            column: centre_most(p, p.possible()),
-            value: None,
-            nodes,
-            depth: 0,
-        },
+        None => AgentMove::unsearched(centre_most(p, p.possible())),
     }
 }
 

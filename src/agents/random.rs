@@ -49,11 +49,6 @@ impl Agent for RandomAgent {
 
     fn choose(&mut self, p: &Position, _: &Limits, _: Option<Arc<AtomicBool>>) -> AgentMove {
         let moves = p.legal_moves();
-        AgentMove {
-            column: moves[self.rng.random_range(0..moves.len())],
-            value: None,
-            nodes: 0,
-            depth: 0,
-        }
+        AgentMove::unsearched(moves[self.rng.random_range(0..moves.len())])
     }
 }

@@ -93,7 +93,7 @@ pub struct Solved {
 
 /// Figures for one set of cases.
 #[derive(Clone, Debug, Default)]
-pub struct Summary {
+pub struct SetFigures {
     /// Positions solved.
     pub positions: usize,
     /// Positions whose score differs from the label.
@@ -110,7 +110,7 @@ pub struct Summary {
     pub first_wrong: Option<String>,
 }
 
-impl Summary {
+impl SetFigures {
     /// Mean nodes per position.
     pub fn mean_nodes(&self) -> f64 {
         self.nodes as f64 / self.positions.max(1) as f64
@@ -124,9 +124,13 @@ impl Summary {
 
 /// Solves every case with `solver` (its table stays warm between cases) and
 /// checks each score; `each` sees every result as it comes.
-pub fn run(solver: &mut Solver, cases: &[Case], mut each: impl FnMut(&Case, &Solved)) -> Summary {
+pub fn run(
+    solver: &mut Solver,
+    cases: &[Case],
+    mut each: impl FnMut(&Case, &Solved),
+) -> SetFigures {
     let mut times = Vec::with_capacity(cases.len());
-    let mut summary = Summary::default();
+    let mut summary = SetFigures::default();
     for case in cases {
         let start = Instant::now();
         solver.set_limits(&Limits::none(), None);

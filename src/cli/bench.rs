@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use connect4::Rules;
-use connect4::bench::{BUILTIN, Summary, parse_cases};
+use connect4::bench::{BUILTIN, SetFigures, parse_cases};
 use connect4::search::DEFAULT_HASH_MB;
 use connect4::search::Solver;
 
@@ -65,7 +65,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<ExitCode> {
 }
 
 /// One line of figures for a set.
-fn report(name: &str, s: &Summary) -> String {
+fn report(name: &str, s: &SetFigures) -> String {
     format!(
         "{name}: positions {} wrong {} mean {:.1} us median {:.1} us mean nodes {:.0} nodes/s {:.0}",
         s.positions,

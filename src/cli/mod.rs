@@ -25,7 +25,7 @@ pub mod tune;
 pub struct Cli {
     /// What to do; none runs a protocol session.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub command: Option<Action>,
     /// The player that answers `go` in a protocol session: solver, random,
     /// greedy, minimax, alphabeta, expectimax, mcts or qlearning, with
     /// parameters as NAME:key=value,... (for example
@@ -36,7 +36,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Subcommand)]
-pub enum Command {
+pub enum Action {
     /// Solve positions exactly: one move string per argument or stdin line.
     #[command(
         after_help = "Example: connect4 solve 4453 7422341   (prints '4453 -2' and '7422341 13')"
@@ -73,17 +73,17 @@ pub enum Command {
 }
 
 /// Runs a subcommand.
-pub fn run(command: Command) -> Result<ExitCode> {
+pub fn run(command: Action) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = match command {
-        Command::Solve(args) => solve::run(&args, &mut out),
-        Command::Bench(args) => bench::run(&args, &mut out),
-        Command::Perft(args) => perft::run(&args, &mut out),
-        Command::Train(what) => train::run(&what, &mut out),
-        Command::Tune(args) => tune::run(&args, &mut out),
-        Command::Book(what) => book::run(&what, &mut out),
-        Command::Play(args) => {
+        Action::Solve(args) => solve::run(&args, &mut out),
+        Action::Bench(args) => bench::run(&args, &mut out),
+        Action::Perft(args) => perft::run(&args, &mut out),
+        Action::Train(what) => train::run(&what, &mut out),
+        Action::Tune(args) => tune::run(&args, &mut out),
+        Action::Book(what) => book::run(&what, &mut out),
+        Action::Play(args) => {
             drop(out);
             play::run(&args)
         }

@@ -5,16 +5,20 @@
 //! number, `u` to take back their last move and the reply to it, `h` for a
 //! hint (the solver's score of every column), or `q` to quit. Bad input
 //! says why and asks again; the end of input quits.
+//!
+//! The opponent is the engine the protocol drives ([`Engine`]), set to the
+//! agent asked for: its moves and its hints are the engine's `go` and
+//! `analyze`.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
-use anyhow::{Result, bail};
-use connect4::agents::{Agent, from_spec};
+use anyhow::{Context, Result, bail};
+use connect4::engine::{DEFAULT_HASH_MB, Engine, GoRequest, Report, SearchScore};
 use connect4::grid::to_rows;
 use connect4::score::end_ply;
-use connect4::search::{DEFAULT_HASH_MB, Limits, SearchScore, Searcher};
 use connect4::{Game, Player, Rules, Status};
 
 /// Arguments of `play`.
@@ -43,10 +47,11 @@ struct Play<'a, W: Write> {
     colour: bool,
     game: Game,
     human: Player,
-    agent: Box<dyn Agent>,
-    limits: Limits,
-    hint_limits: Limits,
-    hints: Option<Searcher>,
+    /// The engine, playing the agent `agent`.
+    engine: Engine,
+    agent: String,
+    movetime: Duration,
+    hint_time: Duration,
 }
 
 /// Runs a game on the process's terminal (or pipes).
@@ -64,11 +69,12 @@ pub fn play(
     out: &mut impl Write,
     colour: bool,
 ) -> Result<ExitCode> {
-    let agent = match from_spec(&args.agent) {
-        Ok(agent) => agent,
-        Err(e) => bail!("--agent: {e}"),
-    };
-    if let Err(why) = agent.check_rules(args.rules) {
+    let mut engine = Engine::new(DEFAULT_HASH_MB);
+    if let Err(e) = engine.set_agent(&args.agent) {
+        bail!("--agent: {e}");
+    }
+    engine.new_game(args.rules, None);
+    if let Err(why) = engine.check_agent() {
         bail!("--agent: {why}");
     }
     let mut play = Play {
@@ -80,10 +86,10 @@ pub fn play(
         } else {
             Player::Second
         },
-        agent,
-        limits: Limits::time(Duration::from_millis(args.movetime)),
-        hint_limits: Limits::time(Duration::from_millis(args.hint_time)),
-        hints: None,
+        engine,
+        agent: args.agent.clone(),
+        movetime: Duration::from_millis(args.movetime),
+        hint_time: Duration::from_millis(args.hint_time),
     };
     play.run(input)?;
     Ok(ExitCode::SUCCESS)
@@ -96,7 +102,7 @@ impl<W: Write> Play<'_, W> {
             self.out,
             "You play {} against {}. Enter a column (1-{cols}), u to undo, h for a hint, q to quit.",
             self.stone_name(self.human),
-            self.agent.spec()
+            self.agent
         )?;
         let mut shown: Option<Vec<u32>> = None;
         loop {
@@ -138,28 +144,36 @@ impl<W: Write> Play<'_, W> {
         }
     }
 
-    /// Lets the agent move and shows its thinking.
+    /// Lets the engine move (its `go`) and shows its thinking.
     fn engine_move(&mut self) -> Result<()> {
-        let start = Instant::now();
-        let m = self.agent.choose(self.game.position(), &self.limits, None);
-        let secs = start.elapsed().as_secs_f64();
+        self.engine.set_game(self.game.clone());
+        let (sent, answer) = mpsc::channel();
+        let request = GoRequest {
+            movetime: Some(self.movetime),
+            ..GoRequest::default()
+        };
+        let done = Box::new(move |r: Option<Report>| _ = sent.send(r));
+        self.engine.go(&request, Box::new(|_| {}), done);
+        let r = answer
+            .recv()
+            .context("the engine stopped")?
+            .context("the engine had no move")?;
         self.game
-            .play(i64::from(m.column) + 1)
-            .expect("agents play legal moves");
-        let value = m.value.map_or("-".to_string(), |v| {
-            let scaled = connect4::agents::scaled_value(v);
-            if scaled == v {
-                format!("{v:+}")
-            } else {
-                format!("{scaled:+}, its own value {v:+}")
-            }
-        });
+            .play(i64::from(r.best) + 1)
+            .expect("the engine plays legal moves");
+        let value = match r.agent_value {
+            Some(v) if v != r.score.value => format!("{:+}, its own value {v:+}", r.score.value),
+            // An agent without a value of its own (random, greedy).
+            None if !self.engine.searcher_answers() => "-".to_string(),
+            _ => format!("{:+}", r.score.value),
+        };
         writeln!(
             self.out,
-            "engine plays {} (depth {}, score {value}, {} nodes, {secs:.2} s)",
-            m.column + 1,
-            m.depth,
-            m.nodes
+            "engine plays {} (depth {}, score {value}, {} nodes, {:.2} s)",
+            r.best + 1,
+            r.depth,
+            r.nodes,
+            r.time.as_secs_f64()
         )?;
         Ok(())
     }
@@ -183,16 +197,21 @@ impl<W: Write> Play<'_, W> {
         Ok(())
     }
 
-    /// Shows the solver's score of every column.
+    /// Shows the engine's score of every column (its `analyze`).
     fn hint(&mut self) -> Result<()> {
         let p = *self.game.position();
         if p.is_over() {
             return Ok(());
         }
-        let searcher = self
-            .hints
-            .get_or_insert_with(|| Searcher::new(DEFAULT_HASH_MB));
-        let scores = searcher.analyze(&p, &self.hint_limits, None);
+        self.engine.set_game(self.game.clone());
+        let (sent, answer) = mpsc::channel();
+        let request = GoRequest {
+            movetime: Some(self.hint_time),
+            ..GoRequest::default()
+        };
+        self.engine
+            .analyze(&request, Box::new(move |scores| _ = sent.send(scores)));
+        let scores = answer.recv().context("the engine stopped")?;
         let mut text = String::from("hint:");
         for (c, s) in scores {
             text.push_str(&format!(" {}: {}", c + 1, describe(&p, s)));
@@ -294,5 +313,32 @@ mod tests {
         };
         assert!(run(true).contains("\x1b[1;31mX\x1b[0m"));
         assert!(!run(false).contains('\x1b'));
+    }
+
+    /// The game as the engine plays it: its moves with the values the
+    /// protocol reports, its hints its `analyze`, an agent without a value
+    /// shown without one.
+    #[test]
+    fn the_engine_plays_and_hints_as_the_protocol_s_engine_does() {
+        let game = |agent: &str, input: &str| {
+            let args = Args {
+                agent: agent.into(),
+                human: "second".into(),
+                rules: "5x4x4".parse().unwrap(),
+                movetime: 50,
+                hint_time: 200,
+            };
+            let mut out = Vec::new();
+            play(&args, &mut input.as_bytes(), &mut out, false).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let solver = game("solver", "h\nq\n");
+        assert!(solver.contains("engine plays 3 (depth"), "{solver}");
+        let hint = solver.lines().find(|l| l.contains("hint:")).unwrap();
+        assert_eq!(hint.split(';').count(), 5, "{hint}");
+        let greedy = game("greedy", "q\n");
+        assert!(greedy.contains("score -,"), "{greedy}");
+        let alphabeta = game("alphabeta:depth=2", "q\n");
+        assert!(!alphabeta.contains("score -,"), "{alphabeta}");
     }
 }

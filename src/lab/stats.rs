@@ -441,7 +441,7 @@ impl Sprt {
 
 /// A decision and where it was made.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Verdict {
+pub struct Crossing {
     /// The hypothesis accepted.
     pub decision: Decision,
     /// Games of the pairing counted when the LLR first crossed a bound.
@@ -459,7 +459,7 @@ pub struct SprtWatch {
     /// The test.
     pub test: Sprt,
     /// The first crossing, once there was one.
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Crossing>,
 }
 
 impl SprtWatch {
@@ -477,7 +477,7 @@ impl SprtWatch {
             return;
         }
         let llr = self.test.llr(&tally.penta);
-        self.verdict = self.test.decide(llr).map(|decision| Verdict {
+        self.verdict = self.test.decide(llr).map(|decision| Crossing {
             decision,
             games: tally.games(),
             llr,

@@ -19,9 +19,10 @@ use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
 use super::plot::{Figure, Panel, Series};
+use crate::agents::forced_move;
 pub use crate::agents::qlearning::model::Hyperparameters;
 use crate::agents::qlearning::model::{self, QModel};
-use crate::agents::qlearning::{best_action, columns_of, forced_move};
+use crate::agents::qlearning::{best_action, columns_of};
 use crate::agents::{Agent, AgentError, from_spec};
 use crate::position::Position;
 use crate::rules::Rules;

@@ -10,13 +10,13 @@
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use connect4::protocol::lines::{Line, LineReader, shorten};
 use connect4::protocol::messages::MAX_LINE_BYTES;
-use connect4::protocol::{Command as Cmd, Id, Reply, Request};
+use connect4::protocol::{Command, Id, Reply, Request};
 
 use crate::debug_log::{DebugLog, Direction};
 use crate::ending::Reason;
@@ -223,7 +223,7 @@ impl EngineProcess {
 
     /// Sends `hello` and expects the engine's `hello` back.
     pub fn greet(&mut self) -> Result<(), Failure> {
-        match self.ask(Cmd::Hello, REPLY_TIMEOUT) {
+        match self.ask(Command::Hello, REPLY_TIMEOUT) {
             Ok(Reply::Hello { .. }) => Ok(()),
             Ok(other) => Err(Failure::Protocol(format!(
                 "hello: expected hello, got {}",
@@ -240,7 +240,7 @@ impl EngineProcess {
     /// Sends the spec's options with `setoption`; each must be answered `ok`.
     pub fn configure(&mut self, spec: &EngineSpec) -> Result<(), Failure> {
         for (name, value) in &spec.options {
-            let command = Cmd::SetOption {
+            let command = Command::SetOption {
                 name: name.clone(),
                 value: value.clone(),
             };
@@ -271,7 +271,7 @@ impl EngineProcess {
         args: &[String],
         sandbox: Option<&crate::sandbox::Sandbox>,
     ) -> std::io::Result<EngineProcess> {
-        let mut command = Command::new(program);
+        let mut command = std::process::Command::new(program);
         command
             .args(args)
             .stdin(Stdio::piped())
@@ -302,14 +302,17 @@ impl EngineProcess {
     }
 
     /// Sends `command` with a fresh id; returns the id.
-    pub fn send(&mut self, command: Cmd) -> Result<u64, Failure> {
+    pub fn send(&mut self, command: Command) -> Result<u64, Failure> {
         let [id] = self.send_all([command])?;
         Ok(id)
     }
 
     /// Sends several commands in one write (the engine answers them in
     /// order); returns their ids.
-    pub fn send_all<const N: usize>(&mut self, commands: [Cmd; N]) -> Result<[u64; N], Failure> {
+    pub fn send_all<const N: usize>(
+        &mut self,
+        commands: [Command; N],
+    ) -> Result<[u64; N], Failure> {
         let mut text = String::new();
         let ids = commands.map(|command| {
             let id = self.next_id;
@@ -486,7 +489,7 @@ impl EngineProcess {
                 }
                 (Some(_), None) => {
                     if now >= last_heard + PING_AFTER {
-                        let pid = self.send(Cmd::Ping)?;
+                        let pid = self.send(Command::Ping)?;
                         ping_out = Some((Id::Number(pid.into()), now));
                         continue;
                     }
@@ -522,7 +525,7 @@ impl EngineProcess {
     }
 
     /// Sends `command` and waits up to `timeout` for its final reply.
-    pub fn ask(&mut self, command: Cmd, timeout: Duration) -> Result<Reply, Failure> {
+    pub fn ask(&mut self, command: Command, timeout: Duration) -> Result<Reply, Failure> {
         let id = self.send(command)?;
         self.recv_final(id, Instant::now() + timeout, None, |_| {})
     }

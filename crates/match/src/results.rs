@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use connect4::Player;
-use connect4::lab::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict, ratings};
+use connect4::lab::stats::{Crossing, Decision, PairedTally, Sprt, SprtWatch, Tally, ratings};
 
 use crate::log::GameLine;
 
@@ -35,7 +35,7 @@ pub struct SprtState {
     /// The (lower, upper) bounds.
     pub bounds: (f64, f64),
     /// The first crossing of a bound, in the order the games were logged.
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Crossing>,
 }
 
 /// One engine's figures over every game it played.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use connect4::Rules;
 use connect4::lab::progress::Progress;
-use connect4::lab::stats::{Decision, PairedTally, Sprt, SprtWatch, Tally, Verdict};
+use connect4::lab::stats::{Crossing, Decision, PairedTally, Sprt, SprtWatch, Tally};
 
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
@@ -204,7 +204,7 @@ impl Live {
     }
 
     /// The SPRT's verdict, once it crossed a bound.
-    fn verdict(&self) -> Option<Verdict> {
+    fn verdict(&self) -> Option<Crossing> {
         self.watch.and_then(|w| w.verdict)
     }
 }
@@ -965,7 +965,7 @@ fn report_run(
     args: &RunArgs,
     sprt: Option<Sprt>,
     mut games: Vec<GameLine>,
-    decided: Option<Verdict>,
+    decided: Option<Crossing>,
     speed: &Speed,
 ) -> Result<ExitCode> {
     // In the order logged, which is the order the SPRT saw them.

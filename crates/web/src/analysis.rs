@@ -25,7 +25,7 @@ use connect4::search::{Limits, SearchScore, Searcher};
 use connect4::{Game, Player, Position, Rules, Status};
 use serde_json::{Value, json};
 
-use crate::Reply;
+use crate::ApiResult;
 use crate::error::ApiError;
 use crate::prover::Standing;
 
@@ -74,7 +74,7 @@ pub struct Question {
 /// A position as the page shows it, with no analysis: the board, who is
 /// to move, whether the game is over and how, and the columns that can
 /// be played (from 1). The page holds no rules of its own: it asks this.
-pub fn describe(rules: Rules, moves: &str) -> Reply {
+pub fn describe(rules: Rules, moves: &str) -> ApiResult {
     let game = Game::from_move_string(rules, moves).map_err(|e| ApiError::moves(moves, e))?;
     let p = game.position();
     let to_move = if p.side_to_move() == Player::First {
@@ -101,7 +101,7 @@ pub fn describe(rules: Rules, moves: &str) -> Reply {
 
 /// The analysis of a position: every column asked, numbered from 1, with
 /// its score and whether it is exact.
-pub fn analyze(q: &Question) -> Reply {
+pub fn analyze(q: &Question) -> ApiResult {
     let game =
         Game::from_move_string(q.rules, &q.moves).map_err(|e| ApiError::moves(&q.moves, e))?;
     let p = *game.position();

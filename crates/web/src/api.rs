@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{ApiError, shorten};
-use crate::{Reply, Served, analysis, standings};
+use crate::{ApiResult, Served, analysis, standings};
 
 /// A JSON answer or the error that says why not.
 pub type Answer = Result<Json<Value>, ApiError>;
@@ -148,14 +148,14 @@ pub async fn live(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
 
 /// `/api/engines`: the engines' names, at once.
 pub async fn engines(State(served): State<Arc<Served>>) -> Answer {
-    Ok(Json(served.players.list()))
+    Ok(Json(served.opponents.list()))
 }
 
 /// `/api/move`: an engine's move in a position.
 pub async fn play(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
     let p = Params::of(asked)?;
     let (engine, rules, moves) = (p.required("engine")? as usize, p.rules()?, p.moves()?);
-    on_a_thread(move |_| served.players.play(engine, rules, &moves)).await
+    on_a_thread(move |_| served.opponents.play(engine, rules, &moves)).await
 }
 
 /// Any other path: 404, or 405 for another method than GET.
@@ -173,7 +173,7 @@ pub async fn elsewhere(method: Method, uri: Uri) -> ApiError {
 /// is not done at all.
 async fn on_a_thread<F>(work: F) -> Answer
 where
-    F: FnOnce(&Arc<AtomicBool>) -> Reply + Send + 'static,
+    F: FnOnce(&Arc<AtomicBool>) -> ApiResult + Send + 'static,
 {
     let left = Arc::new(AtomicBool::new(false));
     let _departure = Departure(Arc::clone(&left));

@@ -17,7 +17,7 @@
 //! Every error is an `error::ApiError`: its status and the command
 //! line's words.
 //!
-//! The map, from the bottom: `error`; `guard`, `prover`, `players`,
+//! The map, from the bottom: `error`; `guard`, `prover`, `opponents`,
 //! `replay`; `analysis` (on `prover`), `standings` (on `replay`); `api`
 //! (the handlers, on all of them); `server` (the routes and the accept
 //! loop, on `api` and `guard`); `report` (the page as a file, on `replay`
@@ -27,7 +27,7 @@ mod analysis;
 mod api;
 mod error;
 mod guard;
-mod players;
+mod opponents;
 mod prover;
 mod replay;
 pub mod report;
@@ -43,7 +43,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 pub use connect4_match::live::RunInfo;
-use players::Players;
+use opponents::Opponents;
 use replay::Library;
 
 use connect4_match::spec::EngineSpec;
@@ -71,7 +71,7 @@ pub struct Args {
 /// that serves the page, if one does.
 struct Served {
     library: Library,
-    players: Players,
+    opponents: Opponents,
     run: Option<RunInfo>,
 }
 
@@ -79,7 +79,7 @@ struct Served {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let state = Arc::new(Served {
         library: Library::load(&args.log)?,
-        players: Players::new(&args.engine),
+        opponents: Opponents::new(&args.engine),
         run: None,
     });
     let (listener, address) = listen(args.host, args.port)?;
@@ -104,7 +104,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 pub fn follow(port: u16, log: &std::path::Path, run: RunInfo) -> Result<String> {
     let state = Arc::new(Served {
         library: Library::load(&[log.to_path_buf()])?,
-        players: Players::new(&[]),
+        opponents: Opponents::new(&[]),
         run: Some(run),
     });
     let (listener, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
@@ -125,4 +125,4 @@ fn listen(host: IpAddr, port: u16) -> Result<(TcpListener, SocketAddr)> {
 }
 
 /// A JSON value, or the error that says why not, for the handlers.
-pub(crate) type Reply = Result<Value, error::ApiError>;
+pub(crate) type ApiResult = Result<Value, error::ApiError>;

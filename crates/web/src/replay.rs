@@ -17,7 +17,7 @@ use connect4::search::verdict::{Judge, first_lost};
 use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
-use crate::Reply;
+use crate::ApiResult;
 use crate::error::ApiError;
 use connect4_match::log::GameLine;
 
@@ -289,7 +289,7 @@ impl Library {
     }
 
     /// Game `game` of the `log`-th log (from 1), with its verdicts.
-    pub fn game(&self, log: usize, game: u64) -> Reply {
+    pub fn game(&self, log: usize, game: u64) -> ApiResult {
         let (_, games) = self.log(log)?;
         let line = games
             .iter()
@@ -317,7 +317,7 @@ fn new_judge() -> Judge {
 }
 
 /// A game's line with `judge`'s verdict on each move.
-fn judged_line(judge: &mut Judge, line: &GameLine) -> Reply {
+fn judged_line(judge: &mut Judge, line: &GameLine) -> ApiResult {
     let rules: Rules = line.rules.parse().map_err(|e| ApiError::BadGame {
         game: line.game,
         why: format!("rules '{}': {e}", line.rules),

@@ -215,7 +215,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::players::Players;
+    use crate::opponents::Opponents;
     use crate::replay::Library;
     use axum::body::Body;
     use tower::ServiceExt;
@@ -225,7 +225,7 @@ mod tests {
     async fn ask(method: &str, path: &str) -> (u16, String) {
         let served = Arc::new(Served {
             library: Library::load(&[]).unwrap(),
-            players: Players::new(&[]),
+            opponents: Opponents::new(&[]),
             run: None,
         });
         let request = Request::builder()
@@ -331,7 +331,7 @@ mod tests {
     fn another_host_name_is_refused_and_answers_carry_the_safety_headers() {
         let served = Arc::new(Served {
             library: Library::load(&[]).unwrap(),
-            players: Players::new(&[]),
+            opponents: Opponents::new(&[]),
             run: None,
         });
         let request = Request::builder()

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::replay::Library;
-use crate::Reply;
+use crate::ApiResult;
 use connect4_match::figures::thin;
 use connect4_match::live::RunInfo;
 use connect4_match::log::GameLine;
@@ -21,7 +21,7 @@ const CURVES_MOST: usize = 12;
 
 /// The standings of the `log`-th log (from 1); `run` is the run writing it,
 /// when it serves the page.
-pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> Reply {
+pub fn standings(library: &Library, run: Option<&RunInfo>, log: usize) -> ApiResult {
     let (path, games) = library.log(log)?;
     let (engines, pairings, sprt) = match run {
         Some(r) => (r.engines.clone(), r.pairings.clone(), r.sprt),

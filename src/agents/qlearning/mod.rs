@@ -54,17 +54,6 @@ pub fn columns_of(p: &Position, cells: u64) -> u64 {
         .fold(0, |m, c| m | 1 << c)
 }
 
-/// The move the tactics force: a win, else the only move that does not
-/// lose at once.
-pub fn forced_move(p: &Position) -> Option<u32> {
-    let wins = p.winning_moves();
-    if wins != 0 {
-        return Some(super::centre_most(p, wins));
-    }
-    let safe = p.non_losing_moves();
-    (safe.count_ones() == 1).then(|| super::centre_most(p, safe))
-}
-
 impl QAgent {
     /// From a spec: `model=FILE` (required).
     pub fn from_spec(spec: &Spec) -> Result<QAgent, AgentError> {
@@ -103,22 +92,19 @@ impl Agent for QAgent {
     }
 
     fn choose(&mut self, p: &Position, _: &Limits, _: Option<Arc<AtomicBool>>) -> AgentMove {
-        let pick = |column: u32, value: Option<i32>| AgentMove {
-            column,
-            value,
-            nodes: 0,
-            depth: 0,
-        };
-        if let Some(c) = forced_move(p) {
-            return pick(c, None);
+        if let Some(c) = super::forced_move(p) {
+            return AgentMove::unsearched(c);
         }
         if p.rules() == self.model.rules {
             let legal = columns_of(p, p.possible());
             if let Some((c, v)) = best_action(&self.model, p, legal) {
-                return pick(c, Some((v * 100.0).round() as i32));
+                return AgentMove {
+                    value: Some((v * 100.0).round() as i32),
+                    ..AgentMove::unsearched(c)
+                };
             }
         }
-        pick(super::centre_most(p, p.possible()), None)
+        AgentMove::unsearched(super::centre_most(p, p.possible()))
     }
 
     fn check_rules(&self, rules: Rules) -> Result<(), AgentError> {

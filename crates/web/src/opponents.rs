@@ -9,7 +9,7 @@ use std::time::Duration;
 use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
-use crate::Reply;
+use crate::ApiResult;
 use crate::error::{ApiError, shorten};
 use connect4_match::play::Seat;
 use connect4_match::spec::EngineSpec;
@@ -20,14 +20,14 @@ const DEFAULT_MOVETIME_MS: u64 = 1000;
 const MARGIN: Duration = Duration::from_millis(300);
 
 /// The engines and their seats.
-pub struct Players {
+pub struct Opponents {
     names: Vec<String>,
     seats: Vec<Mutex<Seat>>,
 }
 
-impl Players {
+impl Opponents {
     /// Seats for `specs` (no process starts yet).
-    pub fn new(specs: &[EngineSpec]) -> Players {
+    pub fn new(specs: &[EngineSpec]) -> Opponents {
         let seats = specs
             .iter()
             .map(|spec| {
@@ -43,7 +43,7 @@ impl Players {
                 Mutex::new(Seat::new(spec, MARGIN))
             })
             .collect();
-        Players {
+        Opponents {
             names: specs.iter().map(|s| s.name.clone()).collect(),
             seats,
         }
@@ -56,7 +56,7 @@ impl Players {
 
     /// Engine `number`'s (1-based, in the order given) move in the
     /// position `pos` of a game by `rules`.
-    pub fn play(&self, number: usize, rules: Rules, pos: &str) -> Reply {
+    pub fn play(&self, number: usize, rules: Rules, pos: &str) -> ApiResult {
         let index = number.wrapping_sub(1);
         let seat = self.seats.get(index).ok_or(ApiError::NotGiven {
             what: "engine",
