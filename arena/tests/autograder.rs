@@ -275,61 +275,7 @@ fn scores(r: &GradescopeResults) -> Vec<f64> {
     r.tests.iter().map(|t| t.score).collect()
 }
 
-const ENGINE_CONFIG: &str = r#"
-[submission]
-kind = "engine"
-build = ["cp", "prebuilt", "engine"]
-
-[time]
-move_ms = 100
-
-[grading]
-concurrency = 2
-
-[[test]]
-kind = "wins"
-side = "first"
-games = 4
-points = 20
-
-[[test]]
-kind = "wins"
-side = "second"
-games = 4
-points = 20
-
-[[test]]
-kind = "openings"
-opponent = "greedy"
-games = 4
-points = 15
-
-[[test]]
-kind = "openings"
-name = "Held against perfect"
-opponent = "perfect:movetime=50"
-games = 4
-points = 15
-visibility = "hidden"
-
-[[test]]
-kind = "tactics"
-positions = 1
-points = 15
-
-[[test]]
-kind = "compliance"
-points = 10
-
-[[test]]
-kind = "discipline"
-points = 5
-
-[[leaderboard]]
-name = "Held against perfect (%)"
-value = "held"
-test = "Held against perfect"
-"#;
+const ENGINE_CONFIG: &str = include_str!("fixtures/engine.toml");
 
 #[test]
 fn engines_get_the_grade_their_play_deserves_whatever_they_try() {
@@ -455,30 +401,7 @@ class Slow(Policy):
         return 3
 ";
 
-const POLICY_CONFIG: &str = r#"
-[submission]
-kind = "policy"
-python_path = ["include", "include/course"]
-
-[time]
-move_ms = 500
-
-[[test]]
-kind = "wins"
-games = 2
-points = 50
-
-[[test]]
-kind = "openings"
-name = "Against the instructor's policy"
-opponent = "policy:include/refs/leftmost.py"
-games = 2
-points = 0
-
-[[test]]
-kind = "discipline"
-points = 50
-"#;
+const POLICY_CONFIG: &str = include_str!("fixtures/policy.toml");
 
 #[test]
 fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
@@ -675,38 +598,7 @@ fn without_root_the_grader_grades_and_says_isolation_is_off() {
     assert!(r.score > 0.0);
 }
 
-const RED_TEAM_CONFIG: &str = r#"
-[submission]
-kind = "engine"
-build = ["bash", "build.sh"]
-
-[time]
-move_ms = 100
-
-[limits]
-build_seconds = 20
-
-[grading]
-concurrency = 2
-
-[[test]]
-kind = "wins"
-side = "first"
-games = 12
-points = 40
-
-[[test]]
-kind = "openings"
-name = "Hidden against greedy"
-opponent = "greedy"
-games = 4
-points = 40
-visibility = "hidden"
-
-[[test]]
-kind = "discipline"
-points = 20
-"#;
+const RED_TEAM_CONFIG: &str = include_str!("fixtures/red-team.toml");
 
 /// The red team's attacks on the grader (issue #32): the grader's own
 /// perfect player within reach, a link to the hidden config, a build that
@@ -1029,22 +921,7 @@ class Patient(Policy):
 ";
 
 /// One test of a few slow games, so that a grading lasts some seconds.
-const PATIENT_CONFIG: &str = "
-[submission]
-kind = \"policy\"
-python_path = [\"include\", \"include/course\"]
-
-[time]
-move_ms = 1000
-
-[grading]
-concurrency = 2
-
-[[test]]
-kind = \"wins\"
-games = 6
-points = 100
-";
+const PATIENT_CONFIG: &str = include_str!("fixtures/patient.toml");
 
 /// Issue #43, item 1: two isolated gradings at once with the same student
 /// user. Each grading ends every process of that user when it starts and

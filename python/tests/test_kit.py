@@ -16,31 +16,8 @@ from test_policy import arena_binary
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
-CONFIG = """
-[submission]
-kind = "policy"
-
-[time]
-move_ms = 500
-
-[[test]]
-kind = "wins"
-side = "first"
-games = 6
-points = 40
-
-[[test]]
-kind = "openings"
-name = "Hidden against greedy"
-opponent = "greedy"
-games = 4
-points = 40
-visibility = "hidden"
-
-[[test]]
-kind = "discipline"
-points = 20
-"""
+# The instructor's config, kept with the arena's other grading fixtures.
+CONFIG = (REPO / "arena" / "tests" / "fixtures" / "kit-policy.toml").read_text()
 
 
 def test_the_kit_installs_and_grades_without_rust(tmp_path):

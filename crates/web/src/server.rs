@@ -220,9 +220,9 @@ mod tests {
     use axum::body::Body;
     use tower::ServiceExt;
 
-    /// The status and body of `method path` asked of a server without logs
-    /// or engines, as its own page asks.
-    async fn ask(method: &str, path: &str) -> (u16, String) {
+    /// What a server without logs or engines answers `method path` asked
+    /// under the host name `host` (its port is 8000).
+    async fn answer(method: &str, path: &str, host: &str) -> Response {
         let served = Arc::new(Served {
             library: Library::load(&[]).unwrap(),
             opponents: Opponents::new(&[]),
@@ -231,10 +231,16 @@ mod tests {
         let request = Request::builder()
             .method(method)
             .uri(path)
-            .header("host", "127.0.0.1:8000")
+            .header("host", host)
             .body(Body::empty())
             .unwrap();
-        let response = router(served, 8000).oneshot(request).await.unwrap();
+        router(served, 8000).oneshot(request).await.unwrap()
+    }
+
+    /// The status and body of `method path` asked of a server without logs
+    /// or engines, as its own page asks.
+    async fn ask(method: &str, path: &str) -> (u16, String) {
+        let response = answer(method, path, "127.0.0.1:8000").await;
         let status = response.status().as_u16();
         let body = axum::body::to_bytes(response.into_body(), 1 << 20)
             .await
@@ -329,20 +335,9 @@ mod tests {
 
     #[test]
     fn another_host_name_is_refused_and_answers_carry_the_safety_headers() {
-        let served = Arc::new(Served {
-            library: Library::load(&[]).unwrap(),
-            opponents: Opponents::new(&[]),
-            run: None,
-        });
-        let request = Request::builder()
-            .uri("/")
-            .header("host", "evil.example:8000")
-            .body(Body::empty())
-            .unwrap();
         let response = tokio::runtime::Runtime::new()
             .unwrap()
-            .block_on(router(served, 8000).oneshot(request))
-            .unwrap();
+            .block_on(answer("GET", "/", "evil.example:8000"));
         assert_eq!(response.status(), 403);
         assert_eq!(response.headers()["cache-control"], "no-store");
         assert_eq!(response.headers()["x-content-type-options"], "nosniff");
