@@ -419,3 +419,86 @@ fn a_missed_conversion_names_the_move_that_let_the_win_slip() {
     assert!(output.contains("the defence's: "), "{output}");
     assert!(output.contains("let the win slip: column "), "{output}");
 }
+
+/// A submission folder whose `engine` is a script running `program` with
+/// `args` (the engine kind's default file).
+fn engine_submission(dir: &Path, program: &Path, args: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    let script = dir.join("engine");
+    let text = format!("#!/bin/sh\nexec '{}' {args}\n", program.display());
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_class_is_graded_in_one_command_and_a_broken_submission_costs_only_its_row() {
+    let dir = scratch("grade-class");
+    let subs = dir.join("subs");
+    engine_submission(&subs.join("alice"), &arena_path(), "engine");
+    engine_submission(&subs.join("bob"), &built("examples/fake_engine"), "illegal");
+    // A folder name a spreadsheet would take for a formula, a file and a
+    // hidden folder, which are no submissions.
+    engine_submission(&subs.join("=1+1"), &arena_path(), "engine");
+    std::fs::write(subs.join("notes.txt"), "not a submission").unwrap();
+    std::fs::create_dir_all(subs.join(".git")).unwrap();
+    let out = dir.join("grades");
+    let class = |extra: &[&str]| {
+        arena()
+            .args(["grade", "--submissions"])
+            .arg(&subs)
+            .arg("--out")
+            .arg(&out)
+            .args(["--games", "2", "--match-games", "2", "--tactics", "1"])
+            .args(["--concurrency", "1", "--jobs", "2"])
+            .args(extra)
+            .assert()
+            .success()
+    };
+    class(&[]).stdout(predicate::str::contains("grading 3 of 3 submission(s)"));
+    let csv = std::fs::read_to_string(out.join("grades.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(
+        rows[0].starts_with("student,Wins as first player against random,"),
+        "{csv}"
+    );
+    assert!(rows[1].starts_with("'=1+1,"), "{csv}");
+    let total = |row: &str| -> f64 {
+        let fields: Vec<&str> = row.split(',').collect();
+        fields[fields.len() - 3].parse().unwrap()
+    };
+    assert!(total(rows[2]) > 80.0, "alice: {csv}");
+    assert!(total(rows[3]) < 20.0, "bob: {csv}");
+    for name in ["alice", "bob", "=1+1"] {
+        for file in ["results.json", "games.jsonl", "grade.log"] {
+            assert!(out.join(name).join(file).is_file(), "{name}/{file}");
+        }
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("\"name\":\"bob\""),
+        "the class page holds bob's results"
+    );
+    // Nothing is graded twice unless asked; the feedback reads in the terminal.
+    class(&[]).stdout(predicate::str::contains("grading 0 of 3 submission(s)"));
+    class(&["--regrade", "--shard", "2/2"])
+        .stdout(predicate::str::contains("grading 1 of 3 submission(s)"));
+    arena()
+        .args(["grade", "--feedback"])
+        .arg(out.join("bob").join("results.json"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "== Wins as first player against random (0.00 / 20, failed)",
+        ));
+    // The grades never go among the submissions.
+    arena()
+        .args(["grade", "--submissions"])
+        .arg(&subs)
+        .arg("--out")
+        .arg(subs.join("grades"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("overlap"));
+}

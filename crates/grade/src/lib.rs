@@ -34,8 +34,11 @@
 
 pub mod autograder;
 pub mod bridges;
+pub mod class;
+mod class_page;
 pub mod compliance;
 pub mod config;
+mod feedback;
 mod game_log;
 mod games;
 pub mod kit;
@@ -69,14 +72,39 @@ pub struct Args {
     /// The engine to grade, as an engine spec (local runs).
     #[arg(
         long,
-        required_unless_present = "submission",
-        conflicts_with = "submission"
+        required_unless_present_any = ["submission", "submissions", "feedback"],
+        conflicts_with_all = ["submission", "submissions", "feedback"]
     )]
     pub engine: Option<EngineSpec>,
     /// A submission folder, graded as the config's kind says (the engine's
     /// program, a policy's file or a Kaggle agent's file in it).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["submissions", "feedback"])]
     pub submission: Option<PathBuf>,
+    /// A folder of submission folders, one per student: grades each (as
+    /// --submission does) into --out, with a CSV of the class's scores and
+    /// a page of their feedback (see docs/grading.md).
+    #[arg(long, conflicts_with = "feedback")]
+    pub submissions: Option<PathBuf>,
+    /// With --submissions: where each student's results, games and log go,
+    /// with grades.csv and index.html.
+    #[arg(long, default_value = "grades", requires = "submissions")]
+    pub out: PathBuf,
+    /// With --submissions: gradings at once (default: one under --isolate,
+    /// else the cores over each grading's --concurrency).
+    #[arg(long, requires = "submissions", value_parser = connect4_match::run::at_least_one)]
+    pub jobs: Option<usize>,
+    /// With --submissions: grade again the submissions --out has results
+    /// of (otherwise they are kept, and an interrupted class goes on).
+    #[arg(long, requires = "submissions")]
+    pub regrade: bool,
+    /// With --submissions: grade every N-th submission from the I-th
+    /// (`I/N`), one task of a job array sharing --out.
+    #[arg(long, requires = "submissions")]
+    pub shard: Option<connect4_match::schedule::Shard>,
+    /// Print a results.json's feedback (each test's score and what it
+    /// says) and grade nothing.
+    #[arg(long)]
+    pub feedback: Option<PathBuf>,
     /// The grading config (TOML; see docs/grading.md). Without one, the
     /// standard tests.
     #[arg(long)]
@@ -141,6 +169,12 @@ pub struct Args {
 /// results file still holds valid JSON: no points, and what went wrong, so
 /// that Gradescope shows the student a message and not a missing file.
 pub fn run(args: &Args) -> Result<ExitCode> {
+    if let Some(results) = &args.feedback {
+        return feedback::print(results);
+    }
+    if let Some(dir) = &args.submissions {
+        return class::run(args, dir);
+    }
     let started = Instant::now();
     // Checked before anything is written: the results must not replace
     // the config or the student's own files.
