@@ -23,19 +23,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::Args;
-use crate::class_page;
+use crate::class_page::{self, Graded};
 use crate::report::GradescopeResults;
-
-/// One student's line of the class: their folder's name and what the
-/// grading left (none when it left no results).
-pub struct Graded {
-    /// The submission folder's name.
-    pub name: String,
-    /// The grading's results, if it wrote them.
-    pub results: Option<GradescopeResults>,
-    /// Why there are no results, or what went wrong reading them.
-    pub trouble: Option<String>,
-}
 
 /// Grades every submission of `dir` into `args.out`, then writes the CSV
 /// and the class page from every student's results there.

@@ -8,7 +8,18 @@
 
 use serde_json::{Value, json};
 
-use crate::class::Graded;
+use crate::report::GradescopeResults;
+
+/// One student's line of the class: their folder's name and what the
+/// grading left (none when it left no results).
+pub struct Graded {
+    /// The submission folder's name.
+    pub name: String,
+    /// The grading's results, if it wrote them.
+    pub results: Option<GradescopeResults>,
+    /// Why there are no results, or what went wrong reading them.
+    pub trouble: Option<String>,
+}
 
 /// The page of `class`, graded from the folder `folder`.
 pub fn page(class: &[Graded], folder: &str) -> String {
@@ -182,7 +193,6 @@ showStudent();
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::GradescopeResults;
 
     #[test]
     fn names_and_feedback_ride_as_data_never_as_markup() {

@@ -335,9 +335,11 @@ mod tests {
 
     #[test]
     fn another_host_name_is_refused_and_answers_carry_the_safety_headers() {
-        let response = tokio::runtime::Runtime::new()
-            .unwrap()
-            .block_on(answer("GET", "/", "evil.example:8000"));
+        let response = tokio::runtime::Runtime::new().unwrap().block_on(answer(
+            "GET",
+            "/",
+            "evil.example:8000",
+        ));
         assert_eq!(response.status(), 403);
         assert_eq!(response.headers()["cache-control"], "no-store");
         assert_eq!(response.headers()["x-content-type-options"], "nosniff");
