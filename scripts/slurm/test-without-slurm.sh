@@ -4,7 +4,8 @@
 # tasks of which one is "killed" (skipped), the merge refusing, rerun.sh
 # finishing it, and a 5x4x4 book (the losing sides' trees to ply 5) built
 # to ply 6 in 3 shards a ply; both compared with the same work done without
-# shards. Part of the tests (scripts/test); selftest.sh
+# shards, and a class of 3 submissions graded in 2 tasks with a rerun.
+# Part of the tests (scripts/test); selftest.sh
 # does the same on a real one-node cluster.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -73,4 +74,21 @@ line=$("$c4" book stats "$layer/book.c4book" | grep "^layer of ply 8:")
     fail "the merged layer is not whole: $line"
 "$c4" book verify "$layer/book.c4book" --layer 8 --sample 100 --hash-mb 16 | grep -q "100 positions re-solved .*: 0 disagree" ||
     fail "the merged layer disagrees with the solver"
-echo "test-without-slurm: passed (24 games merged = unsharded after a rerun; a 5x4x4 book to ply 6, the losing sides' trees to 5, in shards = unsharded; its layer of ply 8 in shards, whole and agreeing)"
+# A class of 3 graded in 2 tasks, one "killed": the last job refuses, the
+# rerun grades the rest, and the class's CSV has every student.
+class=$tmp/class
+for s in alice bob carol; do
+    mkdir -p "$class/subs/$s"
+    printf '#!/bin/sh\nexec %q engine\n' "$arena" >"$class/subs/$s/engine"
+    chmod +x "$class/subs/$s/engine"
+done
+rm -f "$FAKE_SLURM_STATE/skipped"
+FAKE_SBATCH_SKIP=2 "$root/scripts/slurm/submit-grading.sh" --tasks 2 --dir "$class/run" --arena "$arena" \
+    --submissions "$class/subs" --games 2 --match-games 2 --tactics 1 >"$tmp/grading.txt"
+grep -q "shards not done: 2 " "$class/run/out/merge.txt" || fail "the class's last job did not refuse: $(cat "$class/run/out/merge.txt")"
+"$root/scripts/slurm/rerun.sh" "$class/run" >"$tmp/rerun-grading.txt"
+[[ $(wc -l <"$class/run/grades/grades.csv") == 4 ]] ||
+    fail "the class's CSV does not have its 3 students: $(cat "$class/run/grades/grades.csv" "$class/run/out/merge.txt")"
+[[ -e $class/run/grades/index.html ]] || fail "no class page"
+
+echo "test-without-slurm: passed (24 games merged = unsharded after a rerun; a 5x4x4 book to ply 6, the losing sides' trees to 5, in shards = unsharded; its layer of ply 8 in shards, whole and agreeing; a class of 3 graded in 2 tasks after a rerun)"

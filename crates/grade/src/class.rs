@@ -32,6 +32,16 @@ pub fn run(args: &Args, dir: &Path) -> Result<ExitCode> {
     let out = &args.out;
     check_folders(dir, out)?;
     let names = submissions(dir)?;
+    if args.check {
+        crate::config(args)?;
+        println!(
+            "{} submission(s) in {}: {}; the config reads",
+            names.len(),
+            dir.display(),
+            names.join(", ")
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let (shard, shards) = args.shard.map_or((1, 1), |s| (s.index, s.count));
     let mine: Vec<&String> = names

@@ -101,6 +101,11 @@ pub struct Args {
     /// (`I/N`), one task of a job array sharing --out.
     #[arg(long, requires = "submissions")]
     pub shard: Option<connect4_match::schedule::Shard>,
+    /// With --submissions: check the folders and the config, list the
+    /// submissions and grade nothing (what a job array is checked with
+    /// before it is submitted).
+    #[arg(long, requires = "submissions")]
+    pub check: bool,
     /// Print a results.json's feedback (each test's score and what it
     /// says) and grade nothing.
     #[arg(long)]
