@@ -11,7 +11,11 @@
 //!
 //! ```text
 //! connect4-arena        the command line; hands the web's page to a run's --serve
-//!   |         |                 |                    |
+//!   |              |                 |                    |
+//!   |        connect4-league         |                    |
+//!   |        (the class league:      |                    |
+//!   |         SQLite, ratings)       |                    |
+//!   |              |                 |                    |
 //! connect4-grade     connect4-web          connect4-experiments
 //! (grade, autograder, (serve, report:       (the course reports'
 //!  kit, compliance,    axum and tokio)       experiments)
@@ -146,6 +150,15 @@ enum Action {
         connect4-arena experiment --list names them; docs/experiments.md has the results."
     )]
     Experiment(ExperimentArgs),
+    /// Run a class league all term: submissions dropped into a folder are
+    /// checked, rated with an uncertainty against fixed anchors, and play
+    /// the players rated nearest; a final round freezes the ranking.
+    #[command(
+        after_help = "Examples:\n  connect4-arena league --dir league --submissions dropbox --kind policy --python .venv/bin/python3\n  \
+        connect4-arena league --dir league --status\n  connect4-arena league --dir league --final\n\n\
+        docs/league.md has the rest."
+    )]
+    League(Box<connect4_league::Args>),
     /// Serve the engine protocol on stdin/stdout (used to spawn copies of
     /// this binary as engines: cmd=self in a spec).
     #[command(hide = true)]
@@ -281,6 +294,7 @@ fn main() -> ExitCode {
         Some(Action::Report(args)) => connect4_web::report::run(&args),
         Some(Action::Compliance(args)) => compliance::run(&args),
         Some(Action::Experiment(args)) => experiment_command(&args),
+        Some(Action::League(args)) => connect4_league::run(&args),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

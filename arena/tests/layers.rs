@@ -39,6 +39,11 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/experiments",
         &["connect4", "connect4-match"],
     ),
+    (
+        "connect4-league",
+        "crates/league",
+        &["connect4", "connect4-match", "connect4-grade"],
+    ),
     // The engine inside Python: the engine alone.
     ("connect4-python", "crates/python", &["connect4"]),
     (
@@ -50,6 +55,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
             "connect4-grade",
             "connect4-web",
             "connect4-experiments",
+            "connect4-league",
         ],
     ),
 ];

@@ -46,9 +46,9 @@ pub mod memory_watch;
 mod mistakes;
 pub mod report;
 pub mod shared_memory;
-mod submission;
+pub mod submission;
 mod tactics;
-mod terms;
+pub mod terms;
 pub mod wheel;
 
 use std::path::{Path, PathBuf};

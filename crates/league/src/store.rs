@@ -1,0 +1,457 @@
+//! The league's state in SQLite (`league.db` in the league's folder): the
+//! players (every submission of every student, and the anchors), the
+//! games (scheduled, then played), and the ratings. A game's result and
+//! the ratings it moves are written in one transaction, and only while
+//! the game is still unplayed: a league killed at any moment (even by
+//! `kill -9`) restarts with nothing lost and nothing counted twice, the
+//! games it had scheduled but not finished played again.
+//!
+//! It is an ordinary SQLite file: `sqlite3 league.db 'select * from
+//! players'` queries it.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::rating::Rating;
+
+/// What went wrong with the league's database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite said no.
+    #[error("the league's database {path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+}
+
+/// A player of the league: one submission of one student, or an anchor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Player {
+    /// Its number in the database.
+    pub id: i64,
+    /// The student (the submission folder's name), or the anchor's name.
+    pub student: String,
+    /// Whether it is an anchor: a reference whose rating never moves.
+    pub anchor: bool,
+    /// The student's submission number, from 1 (0 for an anchor).
+    pub version: i64,
+    /// The hash of the submission's files.
+    pub fingerprint: String,
+    /// How to run it, as an engine spec.
+    pub spec: String,
+    /// `active`, `replaced` (by a later submission) or `rejected`.
+    pub state: String,
+    /// Why it was rejected.
+    pub note: Option<String>,
+    /// Its rating.
+    pub rating: Rating,
+}
+
+/// A game of the league.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    /// Its number, the log's game number.
+    pub id: i64,
+    /// The player moving first.
+    pub first: i64,
+    /// The player moving second.
+    pub second: i64,
+    /// `calibration` (the anchors among themselves, once), `ladder`
+    /// (rated) or `final` (the final round, not rated).
+    pub kind: String,
+    /// The opening's move string.
+    pub opening: String,
+    /// The `newgame` seed.
+    pub seed: i64,
+}
+
+/// A played game's outcome as it is recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Played {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// Why it ended (the log's reason).
+    pub reason: String,
+    /// The game's log line (JSON), with every move.
+    pub line: String,
+    /// Each side's moves the solver judged, and how many kept the value
+    /// (first, second).
+    pub accuracy: [(i64, i64); 2],
+}
+
+/// The league's database.
+pub struct Store {
+    connection: Connection,
+    path: String,
+}
+
+const SCHEMA: &str = "
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = FULL;
+PRAGMA foreign_keys = ON;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    student TEXT NOT NULL,
+    anchor INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('active', 'replaced', 'rejected')),
+    note TEXT,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    entered TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    first INTEGER NOT NULL REFERENCES players(id),
+    second INTEGER NOT NULL REFERENCES players(id),
+    kind TEXT NOT NULL CHECK (kind IN ('calibration', 'ladder', 'final')),
+    opening TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    result TEXT,
+    reason TEXT,
+    line TEXT,
+    judged_first INTEGER, kept_first INTEGER,
+    judged_second INTEGER, kept_second INTEGER,
+    played TEXT,
+    played_order INTEGER UNIQUE
+);
+CREATE INDEX IF NOT EXISTS unplayed ON games(id) WHERE result IS NULL;
+";
+
+impl Store {
+    /// Opens (or creates) the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let shown = path.display().to_string();
+        let fail = |source| StoreError::Sqlite {
+            path: shown.clone(),
+            source,
+        };
+        let connection = Connection::open(path).map_err(fail)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(30))
+            .map_err(fail)?;
+        connection.execute_batch(SCHEMA).map_err(fail)?;
+        Ok(Store {
+            connection,
+            path: shown,
+        })
+    }
+
+    fn fail(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Every player, oldest first.
+    pub fn players(&self) -> Result<Vec<Player>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, student, anchor, version, fingerprint, spec, state, note, mu, sigma \
+                 FROM players ORDER BY id",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok(Player {
+                    id: r.get(0)?,
+                    student: r.get(1)?,
+                    anchor: r.get(2)?,
+                    version: r.get(3)?,
+                    fingerprint: r.get(4)?,
+                    spec: r.get(5)?,
+                    state: r.get(6)?,
+                    note: r.get(7)?,
+                    rating: Rating {
+                        mu: r.get(8)?,
+                        sigma: r.get(9)?,
+                    },
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// Adds `player` (its id is given by the database) and returns its id;
+    /// an active player replaces the student's earlier active one, whose
+    /// unplayed games are dropped.
+    pub fn add_player(&mut self, player: &Player) -> Result<i64, StoreError> {
+        let tx = self
+            .connection
+            .transaction()
+            .map_err(|e| fail(&self.path, e))?;
+        if player.state == "active" && !player.anchor {
+            tx.execute(
+                "DELETE FROM games WHERE result IS NULL AND (first IN \
+                 (SELECT id FROM players WHERE student = ?1 AND anchor = 0 AND state = 'active') \
+                 OR second IN (SELECT id FROM players WHERE student = ?1 AND anchor = 0 AND state = 'active'))",
+                params![player.student],
+            )
+            .map_err(|e| fail(&self.path, e))?;
+            tx.execute(
+                "UPDATE players SET state = 'replaced' WHERE student = ?1 AND anchor = 0 AND state = 'active'",
+                params![player.student],
+            )
+            .map_err(|e| fail(&self.path, e))?;
+        }
+        tx.execute(
+            "INSERT INTO players (student, anchor, version, fingerprint, spec, state, note, mu, sigma) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                player.student,
+                player.anchor,
+                player.version,
+                player.fingerprint,
+                player.spec,
+                player.state,
+                player.note,
+                player.rating.mu,
+                player.rating.sigma
+            ],
+        )
+        .map_err(|e| fail(&self.path, e))?;
+        let id = tx.last_insert_rowid();
+        tx.commit().map_err(|e| fail(&self.path, e))?;
+        Ok(id)
+    }
+
+    /// The value of `key` in the league's notes (what is done once).
+    pub fn note(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Sets `key` to `value` in the league's notes.
+    pub fn set_note(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)                  ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Sets the rating of player `id` (the anchors' calibration).
+    pub fn set_rating(&self, id: i64, rating: Rating) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "UPDATE players SET mu = ?2, sigma = ?3 WHERE id = ?1",
+                params![id, rating.mu, rating.sigma],
+            )
+            .map(|_| ())
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Schedules `games` (their ids are given by the database).
+    pub fn schedule(&mut self, games: &[GameRow]) -> Result<(), StoreError> {
+        let tx = self
+            .connection
+            .transaction()
+            .map_err(|e| fail(&self.path, e))?;
+        for g in games {
+            tx.execute(
+                "INSERT INTO games (first, second, kind, opening, seed) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![g.first, g.second, g.kind, g.opening, g.seed],
+            )
+            .map_err(|e| fail(&self.path, e))?;
+        }
+        tx.commit().map_err(|e| fail(&self.path, e))
+    }
+
+    /// The games scheduled and not played yet, oldest first.
+    pub fn unplayed(&self) -> Result<Vec<GameRow>, StoreError> {
+        self.games_where("result IS NULL")
+    }
+
+    /// The games played of `kind`, oldest first.
+    pub fn played_lines(&self, kind: Option<&str>) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT line FROM games WHERE result IS NOT NULL AND (?1 IS NULL OR kind = ?1) \
+                 ORDER BY id",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map(params![kind], |r| r.get::<_, String>(0))
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    fn games_where(&self, condition: &str) -> Result<Vec<GameRow>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(&format!(
+                "SELECT id, first, second, kind, opening, seed FROM games WHERE {condition} ORDER BY id"
+            ))
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok(GameRow {
+                    id: r.get(0)?,
+                    first: r.get(1)?,
+                    second: r.get(2)?,
+                    kind: r.get(3)?,
+                    opening: r.get(4)?,
+                    seed: r.get(5)?,
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// Records game `game` as `played` and, for a ladder game, moves the
+    /// ratings of its players (not an anchor's) to `ratings` (first,
+    /// second): in one transaction, and only if the game was still
+    /// unplayed (a game is never counted twice). Whether it was recorded.
+    pub fn record(
+        &mut self,
+        game: &GameRow,
+        played: &Played,
+        ratings: Option<(Rating, Rating)>,
+    ) -> Result<bool, StoreError> {
+        let tx = self
+            .connection
+            .transaction()
+            .map_err(|e| fail(&self.path, e))?;
+        let changed = tx
+            .execute(
+                "UPDATE games SET result = ?2, reason = ?3, line = ?4, judged_first = ?5, \
+                 kept_first = ?6, judged_second = ?7, kept_second = ?8, played = datetime('now'), \
+                 played_order = (SELECT COALESCE(MAX(played_order), 0) + 1 FROM games) \
+                 WHERE id = ?1 AND result IS NULL",
+                params![
+                    game.id,
+                    played.result,
+                    played.reason,
+                    played.line,
+                    played.accuracy[0].0,
+                    played.accuracy[0].1,
+                    played.accuracy[1].0,
+                    played.accuracy[1].1
+                ],
+            )
+            .map_err(|e| fail(&self.path, e))?;
+        if changed == 1
+            && let Some((a, b)) = ratings
+        {
+            for (id, r) in [(game.first, a), (game.second, b)] {
+                tx.execute(
+                    "UPDATE players SET mu = ?2, sigma = ?3 WHERE id = ?1 AND anchor = 0",
+                    params![id, r.mu, r.sigma],
+                )
+                .map_err(|e| fail(&self.path, e))?;
+            }
+        }
+        tx.commit().map_err(|e| fail(&self.path, e))?;
+        Ok(changed == 1)
+    }
+
+    /// The ladder games played, in the order they were recorded: first,
+    /// second, result.
+    pub fn ladder_history(&self) -> Result<Vec<(i64, i64, String)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT first, second, result FROM games WHERE kind = 'ladder' AND result IS NOT NULL \
+                 ORDER BY played_order",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// The rating of player `id` now.
+    pub fn rating(&self, id: i64) -> Result<Option<Rating>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT mu, sigma FROM players WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok(Rating {
+                        mu: r.get(0)?,
+                        sigma: r.get(1)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Per player: games played of `kind`, points, forfeits by reason,
+    /// moves judged and kept.
+    pub fn tallies(&self, kind: &str) -> Result<Vec<Tally>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
+                 GROUP_CONCAT(forfeit, '|') FROM ( \
+                   SELECT first AS p, CASE result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 ELSE 0.5 END AS points, \
+                     judged_first AS judged, kept_first AS kept, \
+                     CASE WHEN result = '0-1' AND reason NOT IN ('line', 'adjudicated') THEN reason END AS forfeit \
+                   FROM games WHERE result IS NOT NULL AND kind = ?1 \
+                   UNION ALL \
+                   SELECT second, CASE result WHEN '0-1' THEN 1.0 WHEN '1-0' THEN 0.0 ELSE 0.5 END, \
+                     judged_second, kept_second, \
+                     CASE WHEN result = '1-0' AND reason NOT IN ('line', 'adjudicated') THEN reason END \
+                   FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map(params![kind], |r| {
+                let forfeits: Option<String> = r.get(5)?;
+                Ok(Tally {
+                    player: r.get(0)?,
+                    games: r.get(1)?,
+                    points: r.get(2)?,
+                    judged: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                    kept: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                    forfeits: forfeits
+                        .map(|f| f.split('|').map(str::to_string).collect())
+                        .unwrap_or_default(),
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+}
+
+/// A player's record over the games of one kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// The player.
+    pub player: i64,
+    /// Games played.
+    pub games: i64,
+    /// Points: a win 1, a draw half.
+    pub points: f64,
+    /// Its moves the solver judged.
+    pub judged: i64,
+    /// Of those, the moves that kept the value.
+    pub kept: i64,
+    /// The reason of each game it lost by forfeit.
+    pub forfeits: Vec<String>,
+}
+
+fn fail(path: &str, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_string(),
+        source,
+    }
+}
