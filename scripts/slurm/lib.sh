@@ -46,6 +46,43 @@ read_args() {
     mapfile -d '' -t "$2" <"$1"
 }
 
+# Reads the options the arena's submit scripts share (--tasks, --cpus,
+# --dir, --arena, --sbatch, --help) from the arguments into tasks, cpus,
+# dir, arena and sbatch_extra, up to the first other word; sets `taken` to
+# how many words they were, for the caller to shift. Checks the counts.
+arena_options() {
+    taken=0
+    while (($#)); do
+        case $1 in
+        --tasks) tasks=${2:?--tasks needs a number} ;;
+        --cpus) cpus=${2:?--cpus needs a number} ;;
+        --dir) dir=${2:?--dir needs a folder} ;;
+        --arena) arena=${2:?--arena needs a path} ;;
+        --sbatch) sbatch_extra+=("${2:?--sbatch needs an option}") ;;
+        -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) break ;;
+        esac
+        shift 2
+        taken=$((taken + 2))
+    done
+    [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
+    [[ $cpus =~ ^[1-9][0-9]*$ ]] || die "--cpus '$cpus': expected a positive whole number"
+}
+
+# The arena binary, as an absolute path: $1, or target/release/connect4-arena
+# of this repository (built if missing).
+arena_binary() {
+    local arena=$1 root
+    root=$(repo_root)
+    if [[ -z $arena ]]; then
+        arena=$root/target/release/connect4-arena
+        [[ -x $arena ]] || (cd "$root" && cargo build --release -p connect4-arena) >&2 ||
+            die "could not build $arena"
+    fi
+    [[ -x $arena ]] || die "--arena '$arena': no such program"
+    realpath "$arena"
+}
+
 # Whether sbatch and squeue are at hand.
 need_slurm() {
     if ! command -v sbatch >/dev/null || ! command -v squeue >/dev/null; then

@@ -25,36 +25,18 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tasks=8 cpus=1 dir="" arena="" sbatch_extra=()
-while (($#)); do
-    case $1 in
-    --tasks) tasks=${2:?--tasks needs a number}; shift 2 ;;
-    --cpus) cpus=${2:?--cpus needs a number}; shift 2 ;;
-    --dir) dir=${2:?--dir needs a folder}; shift 2 ;;
-    --arena) arena=${2:?--arena needs a path}; shift 2 ;;
-    --sbatch) sbatch_extra+=("${2:?--sbatch needs an option}"); shift 2 ;;
-    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) break ;;
-    esac
-done
+arena_options "$@"
+shift "$taken"
 [[ " $* " == *" --submissions "* || " $* " == *" --submissions="* ]] ||
     die "no --submissions: give the folder of the students' submission folders (see --help)"
-[[ $tasks =~ ^[1-9][0-9]*$ ]] || die "--tasks '$tasks': expected a positive whole number"
-[[ $cpus =~ ^[1-9][0-9]*$ ]] || die "--cpus '$cpus': expected a positive whole number"
 for a in "$@"; do
     case $a in
     --shard | --shard=* | --check | --regrade) die "'$a': the script gives each task its own shard, and keeps what is graded" ;;
     esac
 done
 need_slurm
-
 root=$(repo_root)
-if [[ -z $arena ]]; then
-    arena=$root/target/release/connect4-arena
-    [[ -x $arena ]] || (cd "$root" && cargo build --release -p connect4-arena) ||
-        die "could not build $arena"
-fi
-[[ -x $arena ]] || die "--arena '$arena': no such program"
-arena=$(realpath "$arena")
+arena=$(arena_binary "$arena")
 
 dir=${dir:-runs/grading-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$dir/done"
