@@ -380,7 +380,14 @@ def test_a_report_file_replays_every_game_and_fetches_nothing(browser, tmp_path)
     page.on("request", lambda r: fetched.append(r.url))
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(html.as_uri())
-    assert hostile in page.inner_text("pre")
+    # The results open as tables with the engines' names, as text: the
+    # standings, the crosstable (a heat map) and the ratings as bars.
+    standings = page.locator("table.results").first
+    assert hostile in standings.inner_text()
+    assert page.locator("table.results img, section.log-report img[src^='x']").count() == 0
+    assert hostile in page.locator("table.crosstable").inner_text()
+    assert page.locator("table.ratings .interval").count() == 3
+    assert "inf" not in page.locator("section.log-report").inner_text()
     for g in sorted(games, key=lambda g: g["game"]):
         page.locator(f"#games li[data-game='{g['game']}']").click()
         sync_api.expect(page.locator("#moves li[data-verdict]")).to_have_count(len(g["moves"]))

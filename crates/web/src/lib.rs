@@ -31,6 +31,7 @@ mod opponents;
 mod prover;
 mod replay;
 pub mod report;
+mod report_tables;
 mod server;
 mod standings;
 

@@ -15,6 +15,7 @@ use connect4::lab::progress::Progress;
 use serde_json::{Value, json};
 
 use super::replay::Library;
+use crate::report_tables::escape;
 use connect4_match::log::GameLine;
 
 /// Arguments of `report`.
@@ -80,30 +81,34 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A log's results: the tables as `match` prints them and the picture.
+/// A log's results: its tables in HTML and, for two engines whose Elo is
+/// finite, the picture of the Elo over the games (with more engines the
+/// rating bars stand for it).
 fn section(path: &Path, games: &[GameLine]) -> String {
     let (engines, pairings) = super::standings::players_of(games);
     let results = connect4_match::results::collect(&engines, &pairings, games, None);
-    let mut tables = results.table();
-    if engines.len() > 2 {
-        tables.push('\n');
-        tables.push_str(&results.crosstable());
-        tables.push('\n');
-        tables.push_str(&results.rating_table());
-    }
     let name = path.display().to_string();
-    let figure = connect4_match::figures::run_figure(&name, &engines, &pairings, games, None);
-    let picture = match figure.svg() {
-        Ok(svg) => format!(
-            "<img class=\"figure\" alt=\"each pairing's Elo over the games\" src=\"data:image/svg+xml;base64,{}\">",
-            base64(svg.as_bytes())
-        ),
-        Err(e) => format!("<p>{}</p>", escape(&e.to_string())),
+    let summary = results.summary();
+    let finite = summary
+        .pairings
+        .first()
+        .is_some_and(|p| p.elo.is_some_and(f64::is_finite));
+    let picture = if engines.len() == 2 && finite {
+        let figure = connect4_match::figures::run_figure(&name, &engines, &pairings, games, None);
+        match figure.svg() {
+            Ok(svg) => format!(
+                "<img class=\"figure\" alt=\"the Elo over the games\" src=\"data:image/svg+xml;base64,{}\">",
+                base64(svg.as_bytes())
+            ),
+            Err(e) => format!("<p>{}</p>", escape(&e.to_string())),
+        }
+    } else {
+        String::new()
     };
     format!(
-        "<section class=\"log-report\"><h2>{}</h2><pre>{}</pre>{picture}</section>\n",
+        "<section class=\"log-report\"><h2>{}</h2>{}{picture}</section>\n",
         escape(&name),
-        escape(&tables)
+        crate::report_tables::tables(&results)
     )
 }
 
@@ -121,12 +126,13 @@ fn page(sections: &str, data: &Value) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; \
          style-src 'unsafe-inline'; script-src 'unsafe-inline' data:\">\n\
-         <title>connect4 report</title>\n<style>\n{}\n{}</style>\n</head>\n<body>\n\
+         <title>connect4 report</title>\n<style>\n{}\n{}{}</style>\n</head>\n<body>\n\
          <header><h1>connect4: report</h1></header>\n<main>\n{sections}<h2>Games</h2>\n{replay}\n</main>\n\
          <script type=\"application/json\" id=\"report-data\">{}</script>\n\
          <script type=\"module\">\n{}\n</script>\n</body>\n</html>\n",
         include_str!("page/style.css"),
         REPORT_STYLE,
+        crate::report_tables::STYLE,
         script_safe(&data.to_string()),
         with_imports_inside(include_str!("page/report.js")),
     )
@@ -167,22 +173,6 @@ fn with_imports_inside(source: &str) -> String {
 const REPORT_STYLE: &str = ".log-report pre { background: #fff; border: 1px solid #ddd; \
     padding: 0.6rem; overflow: auto; font-size: 0.85rem; }\n\
     .log-report .figure { max-width: 100%; background: #fff; }\n";
-
-/// `text` as HTML text: `&`, `<`, `>` and quotes escaped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// JSON that can sit inside a `<script>` element: no `<` (so no
 /// `</script>` or `<!--`) and no line separators left as they are.
