@@ -527,3 +527,23 @@ def test_a_column_still_being_proven_says_so(browser):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_pairing_one_side_won_every_game_of_is_said_in_words_not_drawn(server, browser):
+    url, games = server
+    page = browser.new_page()
+    page.goto(url + "live")
+    status = page.locator("#live-status")
+    sync_api.expect(status).to_contain_text("games in")
+    greedy_won = sum(1 for g in games if (g["result"] == "1-0") == (g["first"] == "greedy")
+                     and g["result"] != "1/2-1/2")
+    legend = page.locator("#elo-chart .legend")
+    if greedy_won == len(games):
+        sync_api.expect(status).to_contain_text("no finite Elo: greedy won every game")
+        sync_api.expect(page.locator("#curves-note")).to_contain_text("not drawn")
+        assert legend.count() == 0
+    else:
+        sync_api.expect(status).to_contain_text("Elo ")
+        sync_api.expect(legend).to_have_count(1)
+    assert "[95%: , ]" not in status.inner_text()
+    page.close()

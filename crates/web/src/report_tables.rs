@@ -130,7 +130,7 @@ fn crosstable(results: &Results) -> String {
     if order.len() < results.engines.len() {
         let _ = write!(
             out,
-            "<p>The {} best engines by score; {} more are in the standings.</p>",
+            "<p>The {} best engines by score; {} more engines are in the standings.</p>",
             order.len(),
             results.engines.len() - order.len()
         );

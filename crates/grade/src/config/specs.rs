@@ -26,7 +26,7 @@ pub enum OpponentError {
         /// The text as written.
         text: String,
         /// What the engine said of it.
-        reason: connect4::agents::AgentError,
+        reason: connect4::engine::AgentError,
     },
 }
 

@@ -6,7 +6,7 @@ const SVG = "http://www.w3.org/2000/svg";
 /** A line chart of `series` ([{name, points: [[x, y, lo, hi]]}]) with guides. */
 export function chart(svg, series, guides) {
   const [w, h, left, bottom] = [520, Number(svg.getAttribute("viewBox").split(" ")[3]), 44, 22];
-  const all = series.flatMap((s) => s.points);
+  const all = series.flatMap((s) => s.points).filter((p) => finite(p[1]));
   const xs = all.map((p) => p[0]);
   // The range holds every value, the guides and each series' last
   // interval; the early, wide intervals are cut at its edges.
@@ -32,13 +32,20 @@ export function chart(svg, series, guides) {
     parts.push(el("line", { x1: left, x2: w - 8, y1: Y(g.y), y2: Y(g.y), class: `guide ${g.kind}` }));
     parts.push(el("text", { x: w - 10, y: Y(g.y) - 3, "text-anchor": "end", class: "guide-label" }, g.label));
   }
-  series.forEach((s, i) => {
-    const points = s.points.filter((p) => isFinite(p[1]));
-    for (const p of points) {
-      if (p[2] !== null && p[2] !== undefined) parts.push(el("line", { x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), class: `bar s${i % 4}` }));
+  // A series with no finite value (a pairing one side won every game of)
+  // has nothing to draw: it gets no legend, and its name is returned.
+  const drawn = series.map((s) => ({ ...s, points: s.points.filter((p) => finite(p[1])) }))
+    .filter((s) => s.points.length);
+  drawn.forEach((s, i) => {
+    for (const p of s.points) {
+      if (finite(p[2]) && finite(p[3])) parts.push(el("line", { x1: X(p[0]), x2: X(p[0]), y1: Y(p[2]), y2: Y(p[3]), class: `bar s${i % 4}` }));
     }
-    if (points.length) parts.push(el("polyline", { points: points.map((p) => `${X(p[0])},${Y(p[1])}`).join(" "), class: `series s${i % 4}` }));
+    parts.push(el("polyline", { points: s.points.map((p) => `${X(p[0])},${Y(p[1])}`).join(" "), class: `series s${i % 4}` }));
     parts.push(el("text", { x: left + 6, y: 16 + 14 * i, class: `legend s${i % 4}` }, s.name));
   });
   svg.replaceChildren(...parts);
+  return series.filter((s) => !drawn.some((d) => d.name === s.name)).map((s) => s.name);
 }
+
+/** Whether `x` is a number to draw (the server sends an infinite one as null). */
+const finite = (x) => typeof x === "number" && Number.isFinite(x);

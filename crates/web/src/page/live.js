@@ -25,6 +25,16 @@ function fillTable(table, head, rows) {
 
 const signed = (x) => (x === null || x === undefined ? "" : (x >= 0 ? "+" : "") + x.toFixed(1));
 
+/** A pairing's Elo with its interval, or why it has none. */
+function eloWords(p) {
+  if (typeof p.elo === "number" && Number.isFinite(p.elo)) {
+    return `Elo ${signed(p.elo)} [95%: ${signed(p.elo_95[0])}, ${signed(p.elo_95[1])}]`;
+  }
+  if (p.games && p.wins === p.games) return `no finite Elo: ${p.a} won every game`;
+  if (p.games && p.losses === p.games) return `no finite Elo: ${p.b} won every game`;
+  return "no Elo yet";
+}
+
 /** An engine's forfeits as "crash 4, illegal move 8" (empty when none). */
 function lostBy(forfeits) {
   return Object.entries(forfeits || {}).map(([why, n]) => `${why} ${n}`).join(", ");
@@ -48,7 +58,7 @@ function showStandings(data) {
   fillTable(document.getElementById("crosstable"), ["", ...names.map((n, i) => `${i + 1}`)],
     names.map((n, i) => [`${i + 1} ${n}`, ...names.map((_, j) => (i === j ? "-" : crosstable.games[i][j] ? `${crosstable.points[i][j]}/${crosstable.games[i][j]}` : ""))]));
   note("crosstable-note", crosstable.left_out, `The ${names.length} best engines by score; ${crosstable.left_out} more are in the standings.`);
-  note("curves-note", data.curves_left_out, `The ${curves.length} pairings with the most games; ${data.curves_left_out} more are not drawn.`);
+
   document.getElementById("ratings-box").hidden = !summary.ratings || !summary.ratings.length;
   if (summary.ratings && summary.ratings.length) {
     fillTable(document.getElementById("ratings"), ["#", "engine", "Elo", "95%", "games"],
@@ -57,11 +67,15 @@ function showStandings(data) {
     // Two engines: the pairing's Elo with its interval in the standings.
     const p = summary.pairings[0];
     if (p) document.getElementById("live-status").textContent +=
-      ` ${p.a} vs ${p.b}: ${p.wins} wins, ${p.draws} draws, ${p.losses} losses; Elo ${signed(p.elo)} [95%: ${signed(p.elo_95[0])}, ${signed(p.elo_95[1])}]` +
+      ` ${p.a} vs ${p.b}: ${p.wins} wins, ${p.draws} draws, ${p.losses} losses; ${eloWords(p)}` +
       (p.sprt ? `, LLR ${p.sprt.llr.toFixed(2)}` : "");
   }
-  chart(document.getElementById("elo-chart"), curves.map((c) => ({ name: `${c.a} vs ${c.b}`, points: c.elo })),
+  const undrawn = chart(document.getElementById("elo-chart"), curves.map((c) => ({ name: `${c.a} vs ${c.b}`, points: c.elo })),
     [{ y: 0, label: "even", kind: "even" }]);
+  const notes = [];
+  if (data.curves_left_out > 0) notes.push(`The ${curves.length} pairings with the most games; ${data.curves_left_out} more are not drawn.`);
+  if (undrawn.length) notes.push(`No finite Elo, not drawn (one side won every game): ${undrawn.join(", ")}.`);
+  note("curves-note", notes.length, notes.join(" "));
   document.getElementById("llr-box").hidden = !sprt;
   if (sprt) {
     chart(document.getElementById("llr-chart"), curves.map((c) => ({ name: `${c.a} vs ${c.b}`, points: c.llr })),
