@@ -269,6 +269,18 @@ mod tests {
         assert_eq!(over["over"], true);
     }
 
+    /// Asks as the page asks: again, until every playable column is
+    /// proven (a proof outlasts one request's wait on a busy machine).
+    fn proven(q: &Question) -> Value {
+        loop {
+            let a = analyze(q).unwrap();
+            let columns = a["columns"].as_array().unwrap();
+            if columns.iter().all(|c| c["exact"] != false) {
+                return a;
+            }
+        }
+    }
+
     #[test]
     fn other_boards_and_single_columns_are_answered() {
         let rules: Rules = "6x5x4".parse().unwrap();
@@ -279,7 +291,7 @@ mod tests {
             deep: true,
             stop: None,
         };
-        let a = analyze(&q).unwrap();
+        let a = proven(&q);
         let p = *Game::from_move_string(rules, "3344").unwrap().position();
         let solved = Solver::new(16).analyze(&p);
         let shown: Vec<Option<i64>> = a["columns"]
@@ -291,11 +303,10 @@ mod tests {
         let expected: Vec<Option<i64>> = solved.iter().map(|s| s.map(i64::from)).collect();
         assert_eq!(shown, expected);
         assert_eq!(a["rules"], "6x5x4");
-        let one = analyze(&Question {
+        let one = proven(&Question {
             column: Some(6),
             ..q
-        })
-        .unwrap();
+        });
         assert_eq!(one["columns"].as_array().unwrap().len(), 1);
         assert_eq!(one["columns"][0]["column"], 6);
         assert_eq!(one["columns"][0]["score"], expected[5].unwrap());
