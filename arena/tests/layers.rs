@@ -83,6 +83,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("schedule", 0),
     ("stderr", 0),
     ("debug_log", 0),
+    ("page", 0),
     ("sandbox", 1),
     ("spec", 2),
     ("outputs", 3),

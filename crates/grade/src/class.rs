@@ -116,14 +116,28 @@ fn resolved(path: &Path) -> Result<PathBuf> {
 }
 
 /// The names of the submission folders of `dir`, sorted (hidden ones and
-/// files left out).
+/// files left out), none being an error.
 fn submissions(dir: &Path) -> Result<Vec<String>> {
+    let names = student_folders(dir)?;
+    if names.is_empty() {
+        bail!(
+            "--submissions {}: no submission folders in it (one folder per student)",
+            dir.display()
+        );
+    }
+    Ok(names)
+}
+
+/// The names of the folders of `dir`, one per student, sorted: hidden
+/// ones and files left out, and a name that is not UTF-8 left out with a
+/// warning. The bulk grading and the league read a class's folder so.
+pub fn student_folders(dir: &Path) -> Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
         let Ok(name) = entry.file_name().into_string() else {
             eprintln!(
-                "grade: {}: a folder name that is not UTF-8, left out",
+                "connect4-arena: {}: a folder name that is not UTF-8, left out",
                 entry.path().display()
             );
             continue;
@@ -131,12 +145,6 @@ fn submissions(dir: &Path) -> Result<Vec<String>> {
         if !name.starts_with('.') && entry.path().is_dir() {
             names.push(name);
         }
-    }
-    if names.is_empty() {
-        bail!(
-            "--submissions {}: no submission folders in it (one folder per student)",
-            dir.display()
-        );
     }
     names.sort();
     Ok(names)

@@ -9,6 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::report::GradescopeResults;
+use connect4_match::page::script_safe;
 
 /// One student's line of the class: their folder's name and what the
 /// grading left (none when it left no results).
@@ -55,14 +56,6 @@ fn student(g: &Graded) -> Value {
         }),
         None => json!({ "name": g.name, "trouble": g.trouble, "tests": [] }),
     }
-}
-
-/// JSON that can sit inside a `<script>` element: no `<` (so no
-/// `</script>` or `<!--`) and no line separators left as they are.
-fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
 }
 
 /// The page's markup: the summary, the table, one student's feedback.

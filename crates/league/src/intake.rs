@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use connect4::Rules;
+use connect4_grade::class::student_folders;
 use connect4_grade::config::Config;
 use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::spec::EngineSpec;
@@ -55,7 +56,7 @@ impl Intake<'_> {
     pub fn scan(&self, store: &mut Store) -> Result<Vec<Entry>> {
         let players = store.players()?;
         let mut entries = Vec::new();
-        for student in students(self.drop)? {
+        for student in student_folders(self.drop)? {
             let folder = self.drop.join(&student);
             let fingerprint = match fingerprint(&folder) {
                 Ok(f) => f,
@@ -148,21 +149,6 @@ fn validate(spec: &EngineSpec, config: &Config) -> Result<(), String> {
             terms.failure(game.end.reason, game.end.detail.as_deref().unwrap_or(""))
         )),
     }
-}
-
-/// The student folders of the drop folder, sorted (hidden ones and files
-/// left out).
-fn students(drop: &Path) -> Result<Vec<String>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(drop).with_context(|| format!("reading {}", drop.display()))? {
-        let entry = entry.with_context(|| format!("reading {}", drop.display()))?;
-        match entry.file_name().into_string() {
-            Ok(name) if !name.starts_with('.') && entry.path().is_dir() => names.push(name),
-            _ => {}
-        }
-    }
-    names.sort();
-    Ok(names)
 }
 
 /// A hash of a folder's files: their paths and contents, so that any

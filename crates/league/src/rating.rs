@@ -14,6 +14,8 @@
 //! fraction of the code, and openskill's published numbers pin ours
 //! (the tests below).
 
+use std::collections::BTreeMap;
+
 use connect4::score::Outcome;
 
 /// A rating: the mean of a player's strength and its standard deviation.
@@ -85,6 +87,52 @@ pub fn rate(a: Rating, b: Rating, result: Outcome) -> (Rating, Rating) {
     )
 }
 
+/// The outcome for the first player of a game log's result: `1-0` a win,
+/// `0-1` a loss, anything else (`1/2-1/2`) a draw.
+pub fn outcome_of(result: &str) -> Outcome {
+    match result {
+        "1-0" => Outcome::Win,
+        "0-1" => Outcome::Loss,
+        _ => Outcome::Draw,
+    }
+}
+
+/// A player's rating while games are replayed, and whether it is fixed
+/// (an anchor's, which no game moves).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Replayed {
+    /// The rating so far.
+    pub rating: Rating,
+    /// Whether games leave it as it is.
+    pub fixed: bool,
+}
+
+/// Replays `games` (first, second, result as the log writes it) in order
+/// over `ratings`, each game moving the ratings of its players that are
+/// not fixed; a game with a player not in `ratings` is left out.
+pub fn replay<'a>(
+    ratings: &mut BTreeMap<i64, Replayed>,
+    games: impl IntoIterator<Item = (i64, i64, &'a str)>,
+) {
+    for (a, b, result) in games {
+        let (Some(ra), Some(rb)) = (ratings.get(&a).copied(), ratings.get(&b).copied()) else {
+            continue;
+        };
+        let (na, nb) = rate(ra.rating, rb.rating, outcome_of(result));
+        for (id, was, now) in [(a, ra, na), (b, rb, nb)] {
+            if !was.fixed {
+                ratings.insert(
+                    id,
+                    Replayed {
+                        rating: now,
+                        fixed: false,
+                    },
+                );
+            }
+        }
+    }
+}
+
 /// The chance that `a` beats `b`, a draw counted half (the model's own).
 pub fn expected(a: Rating, b: Rating) -> f64 {
     let c = (a.sigma * a.sigma + b.sigma * b.sigma + 2.0 * BETA * BETA).sqrt();
@@ -125,6 +173,30 @@ mod tests {
         assert!(close(a.sigma, 3.9706488720194377), "{a:?}");
         assert!(close(b.mu, 22.88152264729337), "{b:?}");
         assert!(close(b.sigma, 5.846261456082412), "{b:?}");
+    }
+
+    #[test]
+    fn a_replay_moves_the_players_that_are_not_fixed_in_order() {
+        let new = Replayed {
+            rating: Rating::default(),
+            fixed: false,
+        };
+        let anchor = Replayed {
+            rating: Rating::default(),
+            fixed: true,
+        };
+        let mut ratings = BTreeMap::from([(1, new), (2, anchor), (3, new)]);
+        replay(
+            &mut ratings,
+            [(1, 2, "1-0"), (3, 9, "1-0"), (3, 1, "1/2-1/2")],
+        );
+        assert_eq!(ratings[&2], anchor);
+        let (won, _) = rate(Rating::default(), Rating::default(), Outcome::Win);
+        let (drew_3, drew_1) = rate(Rating::default(), won, Outcome::Draw);
+        assert_eq!(ratings[&1].rating, drew_1);
+        assert_eq!(ratings[&3].rating, drew_3);
+        assert_eq!(outcome_of("0-1"), Outcome::Loss);
+        assert_eq!(outcome_of("1/2-1/2"), Outcome::Draw);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! 1  sandbox (another user, limits: the grader's isolation)
 //! 0  ending (reasons)  group (process groups)  live (games under way)
 //!    schedule (pairings, openings, shards)  stderr  debug_log
+//!    page (data inside a self-contained page)
 //! ```
 //!
 //! Statistics (Elo, intervals, SPRT) are `connect4::lab::stats`; the rules that
@@ -32,6 +33,7 @@ pub mod live;
 pub mod log;
 pub mod merge;
 pub mod outputs;
+pub mod page;
 pub mod play;
 pub mod process;
 pub mod results;

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::replay::Library;
 use crate::report_tables::escape;
 use connect4_match::log::GameLine;
+use connect4_match::page::script_safe;
 
 /// Arguments of `report`.
 #[derive(clap::Args)]
@@ -173,14 +174,6 @@ fn with_imports_inside(source: &str) -> String {
 const REPORT_STYLE: &str = ".log-report pre { background: #fff; border: 1px solid #ddd; \
     padding: 0.6rem; overflow: auto; font-size: 0.85rem; }\n\
     .log-report .figure { max-width: 100%; background: #fff; }\n";
-
-/// JSON that can sit inside a `<script>` element: no `<` (so no
-/// `</script>` or `<!--`) and no line separators left as they are.
-fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
 
 /// Standard base64 with padding.
 fn base64(bytes: &[u8]) -> String {
