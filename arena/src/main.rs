@@ -10,7 +10,7 @@
 //! the web server):
 //!
 //! ```text
-//! connect4-arena        the command line; hands the web's page to a run's --serve
+//! connect4-arena        the command line; hands the web's page to a run's and a league's --serve
 //!   |              |                 |                    |
 //!   |        connect4-league         |                    |
 //!   |        (the class league:      |                    |
@@ -25,6 +25,8 @@
 //!   |
 //! connect4              the engine: rules, book, search, agents, protocol, lab
 //! ```
+
+mod league_page;
 
 use std::io;
 use std::path::PathBuf;
@@ -290,11 +292,14 @@ fn main() -> ExitCode {
         Some(Action::Grade(args)) => grade::run(&args),
         Some(Action::Autograder(args)) => grade::autograder::run(&args),
         Some(Action::Kit(args)) => connect4_grade::kit::run(&args),
-        Some(Action::Serve(args)) => connect4_web::run(&args),
+        Some(Action::Serve(args)) => {
+            let league = args.league.as_deref().map(league_page::shown);
+            connect4_web::run(&args, league)
+        }
         Some(Action::Report(args)) => connect4_web::report::run(&args),
         Some(Action::Compliance(args)) => compliance::run(&args),
         Some(Action::Experiment(args)) => experiment_command(&args),
-        Some(Action::League(args)) => connect4_league::run(&args),
+        Some(Action::League(args)) => connect4_league::run(&args, Some(&league_page::follow)),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

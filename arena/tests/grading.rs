@@ -475,6 +475,15 @@ fn a_class_is_graded_in_one_command_and_a_broken_submission_costs_only_its_row()
             assert!(out.join(name).join(file).is_file(), "{name}/{file}");
         }
     }
+    // Each grading log's player is the student, by their folder's name.
+    let games = read_log(&out.join("alice").join("games.jsonl"));
+    assert!(!games.is_empty());
+    assert!(
+        games
+            .iter()
+            .all(|g| g.first == "alice" || g.second == "alice"),
+        "{games:?}"
+    );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
         page.contains("\"name\":\"bob\""),

@@ -37,7 +37,7 @@ fn league(root: &Path, extra: &[&str]) -> Command {
         .arg(root.join("drop"))
         .arg("--config")
         .arg(root.join("league.toml"))
-        .args(["--concurrency", "2"])
+        .args(["--concurrency", "2", "--calibration-pairs", "2"])
         .args(extra);
     command
 }

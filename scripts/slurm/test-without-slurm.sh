@@ -91,4 +91,32 @@ grep -q "shards not done: 2 " "$class/run/out/merge.txt" || fail "the class's la
     fail "the class's CSV does not have its 3 students: $(cat "$class/run/grades/grades.csv" "$class/run/out/merge.txt")"
 [[ -e $class/run/grades/index.html ]] || fail "no class page"
 
-echo "test-without-slurm: passed (24 games merged = unsharded after a rerun; a 5x4x4 book to ply 6, the losing sides' trees to 5, in shards = unsharded; its layer of ply 8 in shards, whole and agreeing; a class of 3 graded in 2 tasks after a rerun)"
+# A league on Slurm: the anchors' calibration, then a ladder round, each
+# step played in 2 tasks (one "killed" in the round, then rerun) and
+# recorded once; the ratings are every game replayed once.
+league=$tmp/league
+for s in alice bob; do
+    mkdir -p "$league/drop/$s"
+done
+printf '#!/bin/sh\nexec %q --agent greedy\n' "$c4" >"$league/drop/alice/engine"
+printf '#!/bin/sh\nexec %q --agent random\n' "$c4" >"$league/drop/bob/engine"
+chmod +x "$league"/drop/*/engine
+printf '[submission]\nkind = "engine"\n\n[time]\nmove_ms = 20\n' >"$league/league.toml"
+lopts=(--dir "$league/l" --submissions "$league/drop" --config "$league/league.toml" --calibration-pairs 1)
+"$root/scripts/slurm/submit-league.sh" --tasks 2 --dir "$league/step1" --arena "$arena" -- "${lopts[@]}" >"$tmp/league1.txt"
+grep -q "12 game(s) recorded" "$league/step1/out/merge.txt" || fail "the calibration was not recorded: $(cat "$league/step1/out/merge.txt")"
+rm -f "$FAKE_SLURM_STATE/skipped"
+FAKE_SBATCH_SKIP=2 "$root/scripts/slurm/submit-league.sh" --tasks 2 --dir "$league/step2" --arena "$arena" -- "${lopts[@]}" >"$tmp/league2.txt"
+grep -q "shards not done: 2 " "$league/step2/out/merge.txt" || fail "the league's last job did not refuse: $(cat "$league/step2/out/merge.txt")"
+"$root/scripts/slurm/rerun.sh" "$league/step2" >"$tmp/rerun-league.txt"
+exported=$(wc -l <"$league/step2/games.jsonl")
+grep -q "$exported game(s) recorded, 0 left out" "$league/step2/out/merge.txt" ||
+    fail "the round was not recorded whole: $(cat "$league/step2/out/merge.txt")"
+status=$("$arena" league --dir "$league/l" --status)
+grep -q "the ratings are the $exported ladder games replayed in order: each counted once" <<<"$status" ||
+    fail "the league's ratings are not its games counted once: $status"
+# Recording the same results again counts nothing twice.
+"$arena" league "${lopts[@]}" --record "$league"/step2/results/*.jsonl >"$tmp/again.txt"
+grep -q "0 game(s) recorded, $exported left out" "$tmp/again.txt" || fail "results recorded twice: $(cat "$tmp/again.txt")"
+
+echo "test-without-slurm: passed (24 games merged = unsharded after a rerun; a 5x4x4 book to ply 6, the losing sides' trees to 5, in shards = unsharded; its layer of ply 8 in shards, whole and agreeing; a class of 3 graded in 2 tasks after a rerun; a league's calibration and round in 2 tasks, recorded once after a rerun)"

@@ -496,7 +496,32 @@ fn prepare(
         }
         None => submission::build(config, student_dir, sandbox.as_ref())
             .and_then(|()| submission::spec(config, student_dir, &args.python, sandbox))
+            .map(|mut spec| {
+                spec.name = player_name(args.submission.as_deref(), config);
+                spec
+            })
             .and_then(|spec| submission::starts(&spec, terms).map(|()| spec)),
+    }
+}
+
+/// The name a submission plays under in the games and the grading log:
+/// its folder's (a class's folders are named after the students), or
+/// `submission` for a folder without a name; with ` (graded)` added when
+/// that is the name of one of the config's opponents.
+fn player_name(folder: Option<&Path>, config: &Config) -> String {
+    let name = folder
+        .and_then(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "submission".to_string());
+    let taken = config
+        .tests
+        .iter()
+        .filter_map(|t| t.opponent.as_ref())
+        .any(|o| o.label() == name);
+    match taken {
+        true => format!("{name} (graded)"),
+        false => name,
     }
 }
 

@@ -4,6 +4,7 @@
 //! and its moves judged by the solver, so that each player's share of
 //! moves that kept the value is known.
 
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -19,7 +20,7 @@ use connect4_match::schedule::Job;
 use connect4_match::spec::EngineSpec;
 
 use crate::rating::{self, Rating};
-use crate::store::{GameRow, Played, Player, Store};
+use crate::store::{GameRow, Played, Player, Slip, Store};
 
 /// The solver's table for judging moves, per thread.
 const JUDGE_MB: usize = 16;
@@ -29,29 +30,61 @@ const GAME_CAP: Duration = Duration::from_secs(2);
 /// Time an engine may take beyond its move time.
 const MARGIN: Duration = Duration::from_millis(200);
 
-/// Plays `games` on `concurrency` threads and records each in `store` as
-/// it ends; stops taking new games once `stop` is raised. The number of
-/// games recorded.
+/// Where the league's games are played: its database, its game log, and
+/// the flag that stops it.
+pub struct Table<'a> {
+    /// The league's database.
+    pub store: &'a Mutex<Store>,
+    /// The league's game log (`games.jsonl`), which each game recorded is
+    /// appended to.
+    pub log: &'a Path,
+    /// Raised by Ctrl-C: no game starts, the ones under way end.
+    pub stop: &'a AtomicBool,
+}
+
+/// Plays `games` between `players` on `concurrency` threads and records
+/// each as it ends; stops taking new games once the table's `stop` is
+/// raised. The number of games recorded.
 pub fn play_all(
-    store: &Mutex<Store>,
+    table: &Table,
     players: &[Player],
     games: &[GameRow],
     concurrency: usize,
+) -> Result<usize> {
+    on_threads(games, concurrency, table.stop, |game, judge| {
+        let find = |id| players.iter().find(|p| p.id == id);
+        let (Some(a), Some(b)) = (find(game.first), find(game.second)) else {
+            return Ok(false);
+        };
+        match play(game, spec_of(a)?, spec_of(b)?, judge, table.stop)? {
+            Some(played) => record(table, game, &played),
+            None => Ok(false),
+        }
+    })
+}
+
+/// Runs `work` on each of `items` on `concurrency` threads, each with a
+/// judge of its own, until done or `stop` is raised (an error raises it);
+/// how many times `work` said yes.
+pub fn on_threads<T: Sync>(
+    items: &[T],
+    concurrency: usize,
     stop: &AtomicBool,
+    work: impl Fn(&T, &mut Judge) -> Result<bool> + Sync,
 ) -> Result<usize> {
     let next = AtomicUsize::new(0);
-    let recorded = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let failed = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..concurrency.max(1).min(games.len()) {
+        for _ in 0..concurrency.max(1).min(items.len()) {
             scope.spawn(|| {
                 let mut judge = Judge::new(JUDGE_MB, Some(Book::shipped()), POSITION_CAP, GAME_CAP);
                 while !stop.load(Ordering::Relaxed) {
-                    let Some(game) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    match play_one(store, players, game, &mut judge, stop) {
-                        Ok(true) => _ = recorded.fetch_add(1, Ordering::Relaxed),
+                    match work(item, &mut judge) {
+                        Ok(true) => _ = done.fetch_add(1, Ordering::Relaxed),
                         Ok(false) => {}
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
@@ -64,25 +97,23 @@ pub fn play_all(
     });
     match failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(e) => Err(e),
-        None => Ok(recorded.into_inner()),
+        None => Ok(done.into_inner()),
     }
 }
 
-/// Plays `game` and records it; whether it was recorded (not when the
-/// league is stopping, nor for a game a resubmission dropped).
-fn play_one(
-    store: &Mutex<Store>,
-    players: &[Player],
+/// Plays `game` between `first` and `second` (their specs named as the
+/// game log names them) and judges its moves: the game as it is recorded,
+/// or `None` when the league is stopping.
+pub fn play(
     game: &GameRow,
+    first: EngineSpec,
+    second: EngineSpec,
     judge: &mut Judge,
     stop: &AtomicBool,
-) -> Result<bool> {
-    let find = |id| players.iter().find(|p| p.id == id);
-    let (Some(a), Some(b)) = (find(game.first), find(game.second)) else {
-        return Ok(false);
-    };
-    let mut first = Seat::new(spec_of(a)?, MARGIN);
-    let mut second = Seat::new(spec_of(b)?, MARGIN);
+) -> Result<Option<Played>> {
+    let names = (first.name.clone(), second.name.clone());
+    let mut first = Seat::new(first, MARGIN);
+    let mut second = Seat::new(second, MARGIN);
     let setup = GameSetup {
         rules: Rules::STANDARD,
         opening: &game.opening,
@@ -92,7 +123,7 @@ fn play_one(
         on_move: None,
     };
     let Some(record) = play_game(setup, &mut first, &mut second) else {
-        return Ok(false);
+        return Ok(None);
     };
     drop((first, second));
     let job = Job {
@@ -102,38 +133,69 @@ fn play_one(
         second: 1,
         opening: game.opening.clone(),
     };
-    let mut line = GameLine::of_game(
+    let line = GameLine::of_game(
         "league".into(),
         &job,
-        (label(a), label(b)),
+        names,
         Rules::STANDARD,
         record,
         game.seed as u64,
     );
-    line.seed = game.seed as u64;
-    let played = Played {
+    let (accuracy, slips) = judged(judge, &line);
+    Ok(Some(Played {
         result: line.result.clone(),
         reason: line.reason.to_string(),
-        accuracy: accuracy(judge, &line),
+        accuracy,
+        slips,
         line: serde_json::to_string(&line).context("a game line")?,
-    };
-    let mut store = store.lock().unwrap_or_else(|e| e.into_inner());
-    let ratings = match game.kind.as_str() {
-        "ladder" => Some(rated(&store, a, b, &line.result)?),
-        _ => None,
-    };
-    Ok(store.record(game, &played, ratings)?)
+    }))
 }
 
-/// The ratings of `a` and `b` after their game, from their ratings now.
-fn rated(store: &Store, a: &Player, b: &Player, result: &str) -> Result<(Rating, Rating)> {
-    let now = |p: &Player| Ok::<_, anyhow::Error>(store.rating(p.id)?.unwrap_or(p.rating));
-    let outcome = match result {
-        "1-0" => Outcome::Win,
-        "0-1" => Outcome::Loss,
-        _ => Outcome::Draw,
+/// Records `played` as the result of `game` (moving the ratings of a
+/// ladder game) and appends it to the league's game log; whether it was
+/// recorded (not when it was already, nor when a resubmission dropped
+/// the game).
+pub fn record(table: &Table, game: &GameRow, played: &Played) -> Result<bool> {
+    let mut store = table.store.lock().unwrap_or_else(|e| e.into_inner());
+    let ratings = match game.kind.as_str() {
+        "ladder" => Some(rated(&store, game, &played.result)?),
+        _ => None,
     };
-    Ok(rating::rate(now(a)?, now(b)?, outcome))
+    let recorded = store.record(game, played, ratings)?;
+    if recorded {
+        append(table.log, &played.line)?;
+    }
+    Ok(recorded)
+}
+
+/// Appends `line` to the league's game log, as one write: the page
+/// replays each game as soon as it is recorded. (The log is written
+/// whole again from the database when the league starts, so a line a
+/// kill left out or cut is mended there.)
+fn append(log: &Path, line: &str) -> Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    file.write_all(format!("{line}\n").as_bytes())
+        .with_context(|| format!("writing {}", log.display()))
+}
+
+/// The ratings of the players of `game` after it ended `result`, from
+/// their ratings now.
+fn rated(store: &Store, game: &GameRow, result: &str) -> Result<(Rating, Rating)> {
+    let now = |id| {
+        store
+            .rating(id)?
+            .with_context(|| format!("game {}: no player {id} in the league", game.id))
+    };
+    Ok(rating::rate(
+        now(game.first)?,
+        now(game.second)?,
+        rating::outcome_of(result),
+    ))
 }
 
 /// How `player` runs: its spec, named after the student or the anchor.
@@ -156,19 +218,40 @@ pub fn label(player: &Player) -> String {
 }
 
 /// Each side's moves after the opening that the solver judged, and how
-/// many of them kept the position's value (first, second).
-fn accuracy(judge: &mut Judge, line: &GameLine) -> [(i64, i64); 2] {
+/// many of them kept the position's value (first, second); and the moves
+/// that gave it away.
+fn judged(judge: &mut Judge, line: &GameLine) -> ([(i64, i64); 2], Vec<Slip>) {
     let Ok(game) = connect4::Game::from_move_string(Rules::STANDARD, &line.moves) else {
-        return [(0, 0); 2];
+        return ([(0, 0); 2], Vec::new());
     };
     let verdicts = judge.game(Rules::STANDARD, game.moves());
-    let mut out = [(0, 0); 2];
+    let mut accuracy = [(0, 0); 2];
+    let mut slips = Vec::new();
     for v in verdicts.iter().skip(line.opening.len()) {
-        if v.before.is_some() && v.after.is_some() {
-            let side = &mut out[(v.ply % 2) as usize];
-            side.0 += 1;
-            side.1 += i64::from(!v.lost_value());
+        let (Some(before), Some(after)) = (v.before, v.after) else {
+            continue;
+        };
+        let side = &mut accuracy[(v.ply % 2) as usize];
+        side.0 += 1;
+        side.1 += i64::from(!v.lost_value());
+        if v.lost_value() {
+            slips.push(Slip {
+                ply: i64::from(v.ply),
+                played: i64::from(v.column),
+                keeping: v.keeping.map(i64::from),
+                before: word(before).into(),
+                after: word(after).into(),
+            });
         }
     }
-    out
+    (accuracy, slips)
+}
+
+/// An outcome as the page and the database say it.
+pub fn word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    }
 }

@@ -6,16 +6,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use connect4::score::Outcome;
-
 use crate::games::label;
-use crate::rating::{self, Rating};
-use crate::store::{Store, StoreError, Tally};
+use crate::rating::{self, Rating, Replayed};
+use crate::store::{Player, Store, StoreError, Tally};
 
-/// The table of the games of `kind`: `ladder` ranks by rating, `final`
-/// by points.
-pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
-    let players = store.players()?;
+/// The players of the table of the games of `kind`, in its order, each
+/// with its record: `ladder` ranks the active players (anchors too) by
+/// rating, `final` the active students by points.
+pub fn rows(store: &Store, kind: &str) -> Result<Vec<(Player, Tally)>, StoreError> {
     let tallies = store.tallies(kind)?;
     let tally = |id| {
         tallies
@@ -24,16 +22,39 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
             .cloned()
             .unwrap_or_default()
     };
-    let mut rows: Vec<_> = players
-        .iter()
+    let mut rows: Vec<_> = store
+        .players()?
+        .into_iter()
         .filter(|p| p.state == "active" && (kind == "ladder" || !p.anchor))
-        .map(|p| (p, tally(p.id)))
+        .map(|p| {
+            let t = tally(p.id);
+            (p, t)
+        })
         .collect();
     if kind == "final" {
         rows.sort_by(|a, b| b.1.points.total_cmp(&a.1.points));
     } else {
         rows.sort_by(|a, b| b.0.rating.ordinal().total_cmp(&a.0.rating.ordinal()));
     }
+    Ok(rows)
+}
+
+/// Each student's latest submission, if it was refused.
+pub fn refused(players: &[Player]) -> Vec<&Player> {
+    players
+        .iter()
+        .filter(|p| p.state == "rejected")
+        .filter(|p| {
+            !players
+                .iter()
+                .any(|q| q.student == p.student && q.version > p.version)
+        })
+        .collect()
+}
+
+/// The table of the games of `kind`: `ladder` ranks by rating, `final`
+/// by points.
+pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
     let mut out = String::from(
         "rating: the conservative estimate, mu - 3 sigma; the interval: 95% of the strength\n",
     );
@@ -42,7 +63,7 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
         "{:>3}  {:<28} {:>7} {:>16} {:>6} {:>7}  {:>8}  lost by",
         "#", "player", "rating", "95% interval", "games", "points", "accuracy"
     );
-    for (i, (p, t)) in rows.iter().enumerate() {
+    for (i, (p, t)) in rows(store, kind)?.iter().enumerate() {
         let (low, high) = p.rating.interval();
         let name = if p.anchor {
             format!("{} (anchor)", label(p))
@@ -62,16 +83,7 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
             lost_by(t)
         );
     }
-    let rejected: Vec<_> = players
-        .iter()
-        .filter(|p| p.state == "rejected")
-        .filter(|p| {
-            !players
-                .iter()
-                .any(|q| q.student == p.student && q.version > p.version)
-        })
-        .collect();
-    for p in rejected {
+    for p in refused(&store.players()?) {
         let _ = writeln!(
             out,
             "refused: {} v{}: {}",
@@ -89,42 +101,32 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
 /// says so.
 pub fn audit(store: &Store) -> Result<String, StoreError> {
     let players = store.players()?;
-    let mut ratings: Vec<(i64, bool, Rating)> = players
+    let mut ratings: BTreeMap<i64, Replayed> = players
         .iter()
         .map(|p| {
+            let rating = if p.anchor {
+                p.rating
+            } else {
+                Rating::default()
+            };
             (
                 p.id,
-                p.anchor,
-                if p.anchor {
-                    p.rating
-                } else {
-                    Rating::default()
+                Replayed {
+                    rating,
+                    fixed: p.anchor,
                 },
             )
         })
         .collect();
     let history = store.ladder_history()?;
-    for (a, b, result) in &history {
-        let get = |id: i64| ratings.iter().find(|r| r.0 == id).map(|r| r.2);
-        let (Some(ra), Some(rb)) = (get(*a), get(*b)) else {
-            continue;
-        };
-        let outcome = match result.as_str() {
-            "1-0" => Outcome::Win,
-            "0-1" => Outcome::Loss,
-            _ => Outcome::Draw,
-        };
-        let (na, nb) = rating::rate(ra, rb, outcome);
-        for (id, r) in [(*a, na), (*b, nb)] {
-            if let Some(slot) = ratings.iter_mut().find(|s| s.0 == id && !s.1) {
-                slot.2 = r;
-            }
-        }
-    }
+    rating::replay(
+        &mut ratings,
+        history.iter().map(|(a, b, r)| (*a, *b, r.as_str())),
+    );
     let worst = players
         .iter()
         .filter_map(|p| {
-            let replayed = ratings.iter().find(|r| r.0 == p.id)?.2;
+            let replayed = ratings.get(&p.id)?.rating;
             Some(
                 (p.rating.mu - replayed.mu)
                     .abs()
@@ -153,13 +155,18 @@ fn accuracy(t: &Tally) -> String {
     }
 }
 
-/// Forfeits by reason: "crash 4, illegal move 8".
-fn lost_by(t: &Tally) -> String {
+/// The games a player lost by forfeit, counted by reason.
+pub fn forfeits(t: &Tally) -> BTreeMap<&str, usize> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &t.forfeits {
         *counts.entry(r).or_default() += 1;
     }
     counts
+}
+
+/// Forfeits by reason: "crash 4, illegal move 8".
+fn lost_by(t: &Tally) -> String {
+    forfeits(t)
         .iter()
         .map(|(r, n)| format!("{r} {n}"))
         .collect::<Vec<_>>()

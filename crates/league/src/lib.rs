@@ -16,15 +16,20 @@
 //! replay with the solver's verdict on each move.
 //!
 //! The map, from the bottom: `rating`; `store` (on `rating`); `pairing`,
-//! `intake`, `games` (on `store`); `ladder` (the tables); this file.
+//! `intake`, `games` (on `store`); `batch` (games played away from the
+//! database, on `games`); `ladder` (the tables); `view` (the page's JSON,
+//! on `ladder`); this file.
 
+pub mod batch;
 pub mod games;
 pub mod intake;
 pub mod ladder;
 pub mod pairing;
 pub mod rating;
 pub mod store;
+pub mod view;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,12 +38,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use connect4::Rules;
-use connect4::score::Outcome;
 use connect4_grade::config::{Config, SubmissionKind};
 use connect4_match::schedule::OpeningSource;
 
 use crate::intake::{Entry, Intake};
-use crate::rating::Rating;
+use crate::rating::{Rating, Replayed};
 use crate::store::{GameRow, Player, Store};
 
 /// Arguments of `league`.
@@ -77,10 +81,47 @@ pub struct Args {
     /// Colour-swapped pairs of each pairing in the final round.
     #[arg(long, default_value_t = 1, value_parser = connect4_match::run::at_least_one)]
     pub final_pairs: usize,
+    /// Colour-swapped pairs of each pairing of anchors in their
+    /// calibration, the league's first games (fewer: a quicker start, less
+    /// sure anchors).
+    #[arg(long, default_value_t = 10, value_parser = connect4_match::run::at_least_one)]
+    pub calibration_pairs: usize,
+    /// Write the games to play to FILE, one JSON line each, and play none
+    /// (the Slurm tasks play them): the new submissions are taken in
+    /// first, and when nothing is left to play the anchors' calibration or
+    /// the next ladder round is scheduled.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["status", "final_round", "rounds", "play", "record", "serve"])]
+    pub export: Option<PathBuf>,
+    /// Play the games of an --export FILE in --shard I/N, each appended to
+    /// --results as it ends (games it holds already are not played again);
+    /// reads and writes no database.
+    #[arg(long, value_name = "FILE", requires = "results", conflicts_with_all = ["status", "final_round", "rounds", "record", "serve"])]
+    pub play: Option<PathBuf>,
+    /// With --play: the share of the games to play, every N-th from the
+    /// I-th (default 1/1: all).
+    #[arg(long, requires = "play")]
+    pub shard: Option<connect4_match::schedule::Shard>,
+    /// With --play: the file the games played are appended to.
+    #[arg(long, value_name = "FILE", requires = "play")]
+    pub results: Option<PathBuf>,
+    /// Record the games of these --results files in the database, in the
+    /// order of the games, each once (a game recorded before is left out),
+    /// and play none.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["status", "final_round", "rounds", "serve"])]
+    pub record: Vec<PathBuf>,
     /// Print the ladder and play nothing.
     #[arg(long, conflicts_with_all = ["rounds", "final_round"])]
     pub status: bool,
+    /// Serve the league's page (the ladder live, each student's games and
+    /// feedback, every game replayed) on this port of loopback while the
+    /// league runs, and after it until Ctrl-C (0: a free port).
+    #[arg(long, value_name = "PORT", conflicts_with = "status")]
+    pub serve: Option<u16>,
 }
+
+/// Serves the page of the league in a folder on a port, on threads of its
+/// own; its address. The binary hands the web's to [`run`].
+pub type Serve = dyn Fn(u16, &Path) -> Result<String>;
 
 /// The anchors: name and spec. Their ratings are set once, from games
 /// among themselves, and never move.
@@ -99,14 +140,16 @@ const ANCHORS: [(&str, &str); 4] = [
     ),
     ("perfect", "name=perfect,cmd=self,movetime=100"),
 ];
-/// Colour-swapped pairs of each pairing of anchors in their calibration.
-const CALIBRATION_PAIRS: usize = 10;
 
-/// Runs the league as the arguments say.
-pub fn run(args: &Args) -> Result<ExitCode> {
+/// Runs the league as the arguments say; `serve` serves its page when
+/// `--serve` asks.
+pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
+    if let Some(exported) = &args.play {
+        return play_exported(args, exported);
+    }
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
-    let store = Mutex::new(Store::open(&args.dir.join("league.db"))?);
+    let store = Mutex::new(Store::open(&database(&args.dir))?);
     if args.status {
         let s = store.lock().unwrap_or_else(|e| e.into_inner());
         print!("{}{}", ladder::table(&s, "ladder")?, ladder::audit(&s)?);
@@ -129,11 +172,35 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         config: &config,
         stop: &stop,
     };
-    league.anchors()?;
-    if args.final_round {
-        return league.final_round();
+    league.export()?;
+    if let Some(path) = &args.export {
+        return league.export_games(path);
     }
-    league.rounds()
+    if !args.record.is_empty() {
+        return league.record_results();
+    }
+    let page = match (args.serve, serve) {
+        (Some(port), Some(serve)) => Some(serve(port, &args.dir)?),
+        (Some(_), None) => anyhow::bail!("--serve: this program has no web page to serve"),
+        _ => None,
+    };
+    if let Some(url) = &page {
+        println!("the league's page: {url}");
+    }
+    league.anchors()?;
+    let code = match args.final_round {
+        true => league.final_round()?,
+        false => league.rounds()?,
+    };
+    if let Some(url) = &page
+        && !stop.load(Ordering::Relaxed)
+    {
+        println!("the league's games are over; its page stays at {url} until Ctrl-C");
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    Ok(code)
 }
 
 /// A running league.
@@ -152,26 +219,7 @@ impl League<'_> {
 
     /// The anchors, rated once from a round robin among themselves.
     fn anchors(&self) -> Result<()> {
-        if self.store().players()?.iter().all(|p| !p.anchor) {
-            for (name, spec) in ANCHORS {
-                self.store().add_player(&Player {
-                    id: 0,
-                    student: name.to_string(),
-                    anchor: true,
-                    version: 0,
-                    fingerprint: String::new(),
-                    spec: spec.to_string(),
-                    state: "active".into(),
-                    note: None,
-                    rating: Rating::default(),
-                })?;
-            }
-            let anchors: Vec<Player> = self.store().players()?;
-            let refs: Vec<&Player> = anchors.iter().collect();
-            let mut games = pairing::final_round(&refs, &openings(7)?, CALIBRATION_PAIRS);
-            games.iter_mut().for_each(|g| g.kind = "calibration".into());
-            self.store().schedule(&games)?;
-        }
+        self.schedule_anchors()?;
         if self.store().note("calibrated")?.is_none() {
             println!("league: rating the anchors from games among themselves");
             self.play_unplayed()?;
@@ -183,48 +231,68 @@ impl League<'_> {
         Ok(())
     }
 
+    /// Adds the anchors and schedules their calibration, once.
+    fn schedule_anchors(&self) -> Result<()> {
+        if self.store().players()?.iter().any(|p| p.anchor) {
+            return Ok(());
+        }
+        for (name, spec) in ANCHORS {
+            self.store().add_player(&Player {
+                id: 0,
+                student: name.to_string(),
+                anchor: true,
+                version: 0,
+                fingerprint: String::new(),
+                spec: spec.to_string(),
+                state: "active".into(),
+                note: None,
+                rating: Rating::default(),
+            })?;
+        }
+        let players: Vec<Player> = self.store().players()?;
+        let refs: Vec<&Player> = players.iter().filter(|p| p.anchor).collect();
+        let mut games = pairing::final_round(&refs, &openings(7)?, self.args.calibration_pairs);
+        games.iter_mut().for_each(|g| g.kind = "calibration".into());
+        self.store().schedule(&games)?;
+        Ok(())
+    }
+
     /// Rates the anchors from their calibration games, in order, then
     /// fixes their ratings.
     fn calibrate(&self) -> Result<()> {
         let store = self.store();
         let players = store.players()?;
-        let mut ratings: Vec<(i64, Rating)> = players
+        let anchors: Vec<&Player> = players.iter().filter(|p| p.anchor).collect();
+        let mut ratings: BTreeMap<i64, Replayed> = anchors
             .iter()
-            .filter(|p| p.anchor)
-            .map(|p| (p.id, Rating::default()))
+            .map(|p| {
+                (
+                    p.id,
+                    Replayed {
+                        rating: Rating::default(),
+                        fixed: false,
+                    },
+                )
+            })
             .collect();
-        for line in store.played_lines(Some("calibration"))? {
-            let g: connect4_match::log::GameLine = serde_json::from_str(&line)?;
-            let id = |name: &str| {
-                players
-                    .iter()
-                    .find(|p| p.anchor && games::label(p) == name)
-                    .map(|p| p.id)
-            };
-            let (Some(a), Some(b)) = (id(&g.first), id(&g.second)) else {
-                continue;
-            };
-            let get = |id| {
-                ratings
-                    .iter()
-                    .find(|(i, _)| *i == id)
-                    .map(|(_, r)| *r)
-                    .unwrap_or_default()
-            };
-            let outcome = match g.result.as_str() {
-                "1-0" => Outcome::Win,
-                "0-1" => Outcome::Loss,
-                _ => Outcome::Draw,
-            };
-            let (ra, rb) = rating::rate(get(a), get(b), outcome);
-            for (id, r) in [(a, ra), (b, rb)] {
-                if let Some(slot) = ratings.iter_mut().find(|(i, _)| *i == id) {
-                    slot.1 = r;
-                }
-            }
+        let id = |name: &str| {
+            anchors
+                .iter()
+                .find(|p| games::label(p) == name)
+                .map_or(-1, |p| p.id)
+        };
+        let lines = store.played_lines(Some("calibration"))?;
+        let mut games = Vec::new();
+        for line in &lines {
+            let g: connect4_match::log::GameLine = serde_json::from_str(line)?;
+            games.push((id(&g.first), id(&g.second), g.result));
         }
+        rating::replay(
+            &mut ratings,
+            games.iter().map(|(a, b, r)| (*a, *b, r.as_str())),
+        );
         for (id, r) in &ratings {
-            store.set_rating(*id, *r)?;
+            store.set_rating(*id, r.rating)?;
         }
         store.set_note("calibrated", "yes")?;
         Ok(())
@@ -232,18 +300,13 @@ impl League<'_> {
 
     /// Ladder rounds until `--rounds` or Ctrl-C.
     fn rounds(&self) -> Result<ExitCode> {
-        let mut round = self
-            .store()
-            .note("rounds")?
-            .map_or(0, |r| r.parse().unwrap_or(0));
+        let mut round = self.round()?;
         let mut played_here = 0;
         while !self.stop.load(Ordering::Relaxed) && self.args.rounds.is_none_or(|n| played_here < n)
         {
             self.intake()?;
             self.play_unplayed()?;
-            let players = self.store().players()?;
-            let active: Vec<&Player> = players.iter().filter(|p| p.state == "active").collect();
-            if active.iter().all(|p| p.anchor) {
+            let Some(games) = self.schedule_round(round + 1)? else {
                 if self.args.submissions.is_none() {
                     anyhow::bail!(
                         "no student in the league: give --submissions, a folder of submission folders"
@@ -252,22 +315,84 @@ impl League<'_> {
                 println!("league: no submission yet; looking again in 10 s");
                 std::thread::sleep(Duration::from_secs(10));
                 continue;
-            }
-            round += 1;
-            let tallies = self.store().tallies("ladder")?;
-            let games_of = |id| {
-                tallies
-                    .iter()
-                    .find(|t| t.player == id)
-                    .map_or(0, |t| t.games)
             };
-            let games = pairing::round(&active, games_of, &openings(round)?, round);
-            self.store().schedule(&games)?;
+            round += 1;
             self.play_unplayed()?;
             self.store().set_note("rounds", &round.to_string())?;
             played_here += 1;
-            self.export()?;
-            println!("league: round {round} done ({} games)", games.len());
+            println!("league: round {round} done ({games} games)");
+        }
+        print!("{}", ladder::table(&self.store(), "ladder")?);
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// The ladder rounds scheduled so far.
+    fn round(&self) -> Result<u64> {
+        Ok(self
+            .store()
+            .note("rounds")?
+            .map_or(0, |r| r.parse().unwrap_or(0)))
+    }
+
+    /// Schedules ladder round `round` among the active players: how many
+    /// games, or `None` when no student is active.
+    fn schedule_round(&self, round: u64) -> Result<Option<usize>> {
+        let players = self.store().players()?;
+        let active: Vec<&Player> = players.iter().filter(|p| p.state == "active").collect();
+        if active.iter().all(|p| p.anchor) {
+            return Ok(None);
+        }
+        let tallies = self.store().tallies("ladder")?;
+        let games_of = |id| {
+            tallies
+                .iter()
+                .find(|t| t.player == id)
+                .map_or(0, |t| t.games)
+        };
+        let games = pairing::round(&active, games_of, &openings(round)?, round);
+        self.store().schedule(&games)?;
+        Ok(Some(games.len()))
+    }
+
+    /// `--export FILE`: takes in the new submissions, schedules what comes
+    /// next when nothing is left to play, and writes the games to play.
+    fn export_games(&self, path: &Path) -> Result<ExitCode> {
+        self.intake()?;
+        self.schedule_anchors()?;
+        if self.store().unplayed()?.is_empty() {
+            if self.store().note("calibrated")?.is_none() {
+                self.calibrate()?;
+            }
+            let round = self.round()? + 1;
+            if self.schedule_round(round)?.is_some() {
+                self.store().set_note("rounds", &round.to_string())?;
+            }
+        }
+        let count = batch::export(&self.store(), path)?;
+        println!(
+            "league: {count} game(s) to play written to {}",
+            path.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `--record FILE...`: records the games the tasks played, then rates
+    /// the anchors if their calibration is complete.
+    fn record_results(&self) -> Result<ExitCode> {
+        let files: Vec<&Path> = self.args.record.iter().map(PathBuf::as_path).collect();
+        let log = self.log();
+        let recorded = batch::record(&self.table(&log), &files)?;
+        println!(
+            "league: {} game(s) recorded, {} left out (recorded before, or dropped by a resubmission)",
+            recorded.new, recorded.skipped
+        );
+        let calibrating = self
+            .store()
+            .unplayed()?
+            .iter()
+            .any(|g| g.kind == "calibration");
+        if self.store().note("calibrated")?.is_none() && !calibrating {
+            self.calibrate()?;
         }
         print!("{}", ladder::table(&self.store(), "ladder")?);
         Ok(ExitCode::SUCCESS)
@@ -288,7 +413,6 @@ impl League<'_> {
             self.store().set_note("final", "scheduled")?;
         }
         self.play_unplayed()?;
-        self.export()?;
         let table = ladder::table(&self.store(), "final")?;
         let path = self.args.dir.join("final.txt");
         connect4::atomic_file::write(&path, &table)
@@ -329,17 +453,62 @@ impl League<'_> {
             .args
             .concurrency
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        games::play_all(self.store, &players, &games, concurrency, self.stop).map(|_| ())
+        let log = self.log();
+        games::play_all(&self.table(&log), &players, &games, concurrency).map(|_| ())
     }
 
-    /// Writes every played game to games.jsonl, for `serve` and `report`.
+    /// Where the games are recorded: the database and `log`.
+    fn table<'b>(&'b self, log: &'b Path) -> games::Table<'b> {
+        games::Table {
+            store: self.store,
+            log,
+            stop: self.stop,
+        }
+    }
+
+    /// The league's game log.
+    fn log(&self) -> PathBuf {
+        game_log(&self.args.dir)
+    }
+
+    /// Writes every played game to games.jsonl, for `serve` and `report`
+    /// (whole, from the database: what a kill left out of it or cut is
+    /// mended).
     fn export(&self) -> Result<()> {
         let lines = self.store().played_lines(None)?;
-        let path = self.args.dir.join("games.jsonl");
+        let path = self.log();
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         connect4::atomic_file::write(&path, text)
             .with_context(|| format!("writing {}", path.display()))
     }
+}
+
+/// `--play FILE`: plays the share of an exported file's games, touching
+/// no database.
+fn play_exported(args: &Args, exported: &Path) -> Result<ExitCode> {
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)).ok();
+    }
+    let shard = args
+        .shard
+        .unwrap_or(connect4_match::schedule::Shard { index: 1, count: 1 });
+    let results = args
+        .results
+        .as_deref()
+        .context("--play needs --results FILE")?;
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let played = batch::play(exported, shard, results, concurrency, &stop)?;
+    println!(
+        "league: {played} game(s) of shard {}/{} played into {}",
+        shard.index,
+        shard.count,
+        results.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Every 2-ply opening of the standard board, in an order drawn from
@@ -355,7 +524,12 @@ fn openings(seed: u64) -> Result<Vec<String>> {
     connect4_match::schedule::openings(Rules::STANDARD, &source, 49)
 }
 
-/// The league's folder's database, for the page and the tests.
+/// The database of the league in `dir`.
 pub fn database(dir: &Path) -> PathBuf {
     dir.join("league.db")
+}
+
+/// The game log of the league in `dir`: every game played, one line each.
+pub fn game_log(dir: &Path) -> PathBuf {
+    dir.join("games.jsonl")
 }

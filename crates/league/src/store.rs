@@ -70,7 +70,7 @@ pub struct GameRow {
 }
 
 /// A played game's outcome as it is recorded.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct Played {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
@@ -81,6 +81,25 @@ pub struct Played {
     /// Each side's moves the solver judged, and how many kept the value
     /// (first, second).
     pub accuracy: [(i64, i64); 2],
+    /// The moves that gave the value away.
+    pub slips: Vec<Slip>,
+}
+
+/// A move that gave the position's value away, as the solver judged it.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct Slip {
+    /// The move's index in the game, from 0 (even: the first player's).
+    pub ply: i64,
+    /// The column played, from 0.
+    pub played: i64,
+    /// A column that kept the value, from 0, if the solver found one in
+    /// time.
+    pub keeping: Option<i64>,
+    /// The value before the move, for the side that played it: `win`,
+    /// `draw`.
+    pub before: String,
+    /// The value after it: `draw`, `loss`.
+    pub after: String,
 }
 
 /// The league's database.
@@ -123,6 +142,17 @@ CREATE TABLE IF NOT EXISTS games (
     played_order INTEGER UNIQUE
 );
 CREATE INDEX IF NOT EXISTS unplayed ON games(id) WHERE result IS NULL;
+CREATE TABLE IF NOT EXISTS slips (
+    game INTEGER NOT NULL REFERENCES games(id),
+    player INTEGER NOT NULL REFERENCES players(id),
+    ply INTEGER NOT NULL,
+    played INTEGER NOT NULL,
+    keeping INTEGER,
+    before TEXT NOT NULL,
+    after TEXT NOT NULL,
+    PRIMARY KEY (game, ply)
+);
+CREATE INDEX IF NOT EXISTS slips_of ON slips(player);
 ";
 
 impl Store {
@@ -138,6 +168,27 @@ impl Store {
             .busy_timeout(std::time::Duration::from_secs(30))
             .map_err(fail)?;
         connection.execute_batch(SCHEMA).map_err(fail)?;
+        Ok(Store {
+            connection,
+            path: shown,
+        })
+    }
+
+    /// Opens the database at `path` to read it only, as the league's page
+    /// does: a missing database is an error, and nothing read through it
+    /// can write.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        use rusqlite::OpenFlags;
+        let shown = path.display().to_string();
+        let fail = |source| StoreError::Sqlite {
+            path: shown.clone(),
+            source,
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection = Connection::open_with_flags(path, flags).map_err(fail)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(fail)?;
         Ok(Store {
             connection,
             path: shown,
@@ -346,6 +397,25 @@ impl Store {
                 ],
             )
             .map_err(|e| fail(&self.path, e))?;
+        if changed == 1 {
+            for slip in &played.slips {
+                let player = [game.first, game.second][(slip.ply % 2) as usize];
+                tx.execute(
+                    "INSERT INTO slips (game, player, ply, played, keeping, before, after) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![
+                        game.id,
+                        player,
+                        slip.ply,
+                        slip.played,
+                        slip.keeping,
+                        slip.before,
+                        slip.after
+                    ],
+                )
+                .map_err(|e| fail(&self.path, e))?;
+            }
+        }
         if changed == 1
             && let Some((a, b)) = ratings
         {
@@ -394,6 +464,70 @@ impl Store {
             .map_err(|e| self.fail(e))
     }
 
+    /// The games played by the student `student` (every submission), or
+    /// by the anchor of that name: the newest `most`, newest first.
+    pub fn games_of(
+        &self,
+        student: &str,
+        anchor: bool,
+        most: usize,
+    ) -> Result<Vec<PlayedGame>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, kind, first, second, result, reason, opening, judged_first, kept_first, \
+                 judged_second, kept_second FROM games WHERE result IS NOT NULL AND \
+                 (first IN (SELECT id FROM players WHERE student = ?1 AND anchor = ?2) \
+                 OR second IN (SELECT id FROM players WHERE student = ?1 AND anchor = ?2)) \
+                 ORDER BY id DESC LIMIT ?3",
+            )
+            .map_err(|e| self.fail(e))?;
+        let count =
+            |r: &rusqlite::Row, i| r.get::<_, Option<i64>>(i).map(Option::unwrap_or_default);
+        let rows = statement
+            .query_map(params![student, anchor, most as i64], |r| {
+                Ok(PlayedGame {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    first: r.get(2)?,
+                    second: r.get(3)?,
+                    result: r.get(4)?,
+                    reason: r.get(5)?,
+                    opening: r.get(6)?,
+                    accuracy: [(count(r, 7)?, count(r, 8)?), (count(r, 9)?, count(r, 10)?)],
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// The moves of player `player` that gave the value away: the newest
+    /// `most`, as (game, the move), newest game first.
+    pub fn slips_of(&self, player: i64, most: usize) -> Result<Vec<(i64, Slip)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT game, ply, played, keeping, before, after FROM slips WHERE player = ?1 \
+                 ORDER BY game DESC, ply LIMIT ?2",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map(params![player, most as i64], |r| {
+                Ok((
+                    r.get(0)?,
+                    Slip {
+                        ply: r.get(1)?,
+                        played: r.get(2)?,
+                        keeping: r.get(3)?,
+                        before: r.get(4)?,
+                        after: r.get(5)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
     /// Per player: games played of `kind`, points, forfeits by reason,
     /// moves judged and kept.
     pub fn tallies(&self, kind: &str) -> Result<Vec<Tally>, StoreError> {
@@ -430,6 +564,27 @@ impl Store {
             .map_err(|e| self.fail(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
     }
+}
+
+/// A played game as a student's page lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedGame {
+    /// The game's number (the log's).
+    pub id: i64,
+    /// `calibration`, `ladder` or `final`.
+    pub kind: String,
+    /// The player moving first.
+    pub first: i64,
+    /// The player moving second.
+    pub second: i64,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// Why it ended.
+    pub reason: String,
+    /// The opening's move string.
+    pub opening: String,
+    /// Each side's moves judged and kept (first, second).
+    pub accuracy: [(i64, i64); 2],
 }
 
 /// A player's record over the games of one kind.

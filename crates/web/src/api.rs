@@ -33,6 +33,8 @@ pub struct Params {
     log: Option<String>,
     game: Option<String>,
     engine: Option<String>,
+    name: Option<String>,
+    anchor: Option<String>,
 }
 
 /// The query as axum's extractor read it.
@@ -63,15 +65,8 @@ impl Params {
         }
     }
 
-    /// The number `name`, if given.
-    fn number(&self, name: &'static str) -> Result<Option<u64>, ApiError> {
-        let text = match name {
-            "column" => &self.column,
-            "log" => &self.log,
-            "game" => &self.game,
-            "engine" => &self.engine,
-            _ => &None,
-        };
+    /// The number `name` of the query, given as `text`, if given.
+    fn number(name: &'static str, text: &Option<String>) -> Result<Option<u64>, ApiError> {
         text.as_deref()
             .map(|t| {
                 t.parse().map_err(|_| ApiError::NotANumber {
@@ -82,16 +77,17 @@ impl Params {
             .transpose()
     }
 
-    /// The number `name`, which the request must give.
-    fn required(&self, name: &'static str) -> Result<u64, ApiError> {
-        self.number(name)?.ok_or(ApiError::Missing(name))
+    /// The number `name` of the query, given as `text`, which the request
+    /// must give.
+    fn required(name: &'static str, text: &Option<String>) -> Result<u64, ApiError> {
+        Params::number(name, text)?.ok_or(ApiError::Missing(name))
     }
 
     /// What `/api/analyze` is asked: the board, the position, one column
     /// or all, and whether to prove.
     fn question(&self) -> Result<analysis::Question, ApiError> {
         let rules = self.rules()?;
-        let column = match self.number("column")? {
+        let column = match Params::number("column", &self.column)? {
             Some(n) if !(1..=u64::from(rules.columns())).contains(&n) => {
                 return Err(ApiError::Column {
                     column: n,
@@ -136,13 +132,14 @@ pub async fn games(State(served): State<Arc<Served>>) -> Answer {
 /// `/api/game`: one game with the solver's verdict on each move.
 pub async fn game(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
     let p = Params::of(asked)?;
-    let (log, game) = (p.required("log")? as usize, p.required("game")?);
+    let log = Params::required("log", &p.log)? as usize;
+    let game = Params::required("game", &p.game)?;
     on_a_thread(move |_| served.library.game(log, game)).await
 }
 
 /// `/api/live`: a log's standings (the first log's unless `log` says).
 pub async fn live(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
-    let log = Params::of(asked)?.number("log")?.unwrap_or(1) as usize;
+    let log = Params::number("log", &Params::of(asked)?.log)?.unwrap_or(1) as usize;
     on_a_thread(move |_| standings::standings(&served.library, served.run.as_ref(), log)).await
 }
 
@@ -154,8 +151,45 @@ pub async fn engines(State(served): State<Arc<Served>>) -> Answer {
 /// `/api/move`: an engine's move in a position.
 pub async fn play(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
     let p = Params::of(asked)?;
-    let (engine, rules, moves) = (p.required("engine")? as usize, p.rules()?, p.moves()?);
+    let engine = Params::required("engine", &p.engine)? as usize;
+    let (rules, moves) = (p.rules()?, p.moves()?);
     on_a_thread(move |_| served.opponents.play(engine, rules, &moves)).await
+}
+
+/// `/api/league`: the league's ladder, read from its database now.
+pub async fn league(State(served): State<Arc<Served>>) -> Answer {
+    on_a_thread(move |_| {
+        let shown = served.league.as_ref().ok_or(ApiError::NoLeague)?;
+        let mut ladder = shown
+            .league
+            .ladder()
+            .map_err(|e| ApiError::League(e.to_string()))?;
+        ladder["log"] = shown.log.into();
+        Ok(ladder)
+    })
+    .await
+}
+
+/// `/api/league/student`: the page of the student `name` (of the anchor
+/// so named with `anchor=1`).
+pub async fn student(State(served): State<Arc<Served>>, asked: Asked) -> Answer {
+    let p = Params::of(asked)?;
+    let name = p.name.ok_or(ApiError::Missing("name"))?;
+    let anchor = Params::number("anchor", &p.anchor)?.unwrap_or(0) == 1;
+    on_a_thread(move |_| {
+        let shown = served.league.as_ref().ok_or(ApiError::NoLeague)?;
+        let page = shown
+            .league
+            .student(&name, anchor)
+            .map_err(|e| ApiError::League(e.to_string()))?;
+        let mut page = page.ok_or_else(|| ApiError::NoStudent {
+            what: if anchor { "anchor" } else { "student" },
+            name: shorten(&name),
+        })?;
+        page["log"] = shown.log.into();
+        Ok(page)
+    })
+    .await
 }
 
 /// Any other path: 404, or 405 for another method than GET.

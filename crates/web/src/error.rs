@@ -88,6 +88,20 @@ pub enum ApiError {
         /// What is wrong with it.
         why: String,
     },
+    /// The league's page asked of a server that shows no league.
+    #[error("this server shows no league (serve --league DIR shows one)")]
+    NoLeague,
+    /// A student the league does not have.
+    #[error("the league has no {what} '{name}'")]
+    NoStudent {
+        /// `student` or `anchor`.
+        what: &'static str,
+        /// The name asked for, cut short.
+        name: String,
+    },
+    /// The league's database could not be read.
+    #[error("{0}")]
+    League(String),
     /// An engine that failed to answer, or answered an illegal move.
     #[error("{engine}: {why}")]
     Engine {
@@ -103,7 +117,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Refused(_) => StatusCode::FORBIDDEN,
-            ApiError::NoPage(_) => StatusCode::NOT_FOUND,
+            ApiError::NoPage(_) | ApiError::NoLeague | ApiError::NoStudent { .. } => {
+                StatusCode::NOT_FOUND
+            }
+            ApiError::League(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Failed => StatusCode::INTERNAL_SERVER_ERROR,

@@ -66,6 +66,34 @@ pub struct Args {
     /// The address to listen on; loopback unless told otherwise.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     pub host: IpAddr,
+    /// The folder of a class league (`league --dir`) whose page to show:
+    /// the ladder live, each student's games and feedback, every game
+    /// replayed.
+    #[arg(long, value_name = "DIR")]
+    pub league: Option<PathBuf>,
+}
+
+/// What went wrong reading a league for its page.
+pub type LeagueError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A class league as its page reads it (the league's crate answers it):
+/// its game log, its ladder and each student's page, as JSON, read again
+/// at each request.
+pub trait League: Send + Sync {
+    /// The league's game log, which the page replays.
+    fn log(&self) -> PathBuf;
+    /// The ladder, the refused submissions, the final round's table.
+    fn ladder(&self) -> Result<Value, LeagueError>;
+    /// The page of the student `name` (of the anchor so named when
+    /// `anchor`), or `None` if there is no such player.
+    fn student(&self, name: &str, anchor: bool) -> Result<Option<Value>, LeagueError>;
+}
+
+/// The league a server shows, and the number of its game log among the
+/// logs served.
+struct Shown {
+    league: Arc<dyn League>,
+    log: usize,
 }
 
 /// What the requests read: the logs' games, the engines, and the run
@@ -74,14 +102,33 @@ struct Served {
     library: Library,
     opponents: Opponents,
     run: Option<RunInfo>,
+    league: Option<Shown>,
 }
 
-/// Serves until killed.
-pub fn run(args: &Args) -> Result<ExitCode> {
+/// Serves until killed; `league` is the league of `--league`, opened by
+/// the caller.
+pub fn run(args: &Args, league: Option<Arc<dyn League>>) -> Result<ExitCode> {
+    let mut logs = args.log.clone();
+    if let (Some(dir), Some(league)) = (&args.league, &league) {
+        if !league.log().exists() {
+            anyhow::bail!(
+                "--league {}: no league has started there (no games.jsonl); start one with \
+                 connect4-arena league --dir {}",
+                dir.display(),
+                dir.display()
+            );
+        }
+        logs.push(league.log());
+    }
+    let league = league.map(|league| Shown {
+        league,
+        log: logs.len(),
+    });
     let state = Arc::new(Served {
-        library: Library::load(&args.log)?,
+        library: Library::load(&logs)?,
         opponents: Opponents::new(&args.engine),
         run: None,
+        league,
     });
     let (listener, address) = listen(args.host, args.port)?;
     if !args.host.is_loopback() {
@@ -94,7 +141,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let judging = Arc::clone(&state);
     std::thread::spawn(move || judging.library.judge_all());
-    println!("serving on http://{address}/ (Ctrl-C to stop)");
+    match &state.league {
+        Some(_) => println!(
+            "serving on http://{address}/ (Ctrl-C to stop); the league's page: http://{address}/league"
+        ),
+        None => println!("serving on http://{address}/ (Ctrl-C to stop)"),
+    }
     server::serve(listener, address.port(), state)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -107,14 +159,37 @@ pub fn follow(port: u16, log: &std::path::Path, run: RunInfo) -> Result<String> 
         library: Library::load(&[log.to_path_buf()])?,
         opponents: Opponents::new(&[]),
         run: Some(run),
+        league: None,
     });
+    let address = serve_aside(state, port, "the page of the run")?;
+    Ok(format!("http://{address}/live"))
+}
+
+/// Serves the page of a league under way (`league --serve PORT`) on
+/// loopback, on a thread of its own; returns the page's address.
+pub fn follow_league(port: u16, league: Arc<dyn League>) -> Result<String> {
+    let state = Arc::new(Served {
+        library: Library::load(&[league.log()])?,
+        opponents: Opponents::new(&[]),
+        run: None,
+        league: Some(Shown { league, log: 1 }),
+    });
+    let judging = Arc::clone(&state);
+    std::thread::spawn(move || judging.library.judge_all());
+    let address = serve_aside(state, port, "the league's page")?;
+    Ok(format!("http://{address}/league"))
+}
+
+/// Serves `state` on loopback's `port` on a thread of its own; the
+/// address. What stops it is said as `what` stopped.
+fn serve_aside(state: Arc<Served>, port: u16, what: &'static str) -> Result<SocketAddr> {
     let (listener, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
     std::thread::spawn(move || {
         if let Err(e) = server::serve(listener, address.port(), state) {
-            eprintln!("connect4-arena: the page of the run stopped: {e:#}");
+            eprintln!("connect4-arena: {what} stopped: {e:#}");
         }
     });
-    Ok(format!("http://{address}/live"))
+    Ok(address)
 }
 
 /// A socket listening on `host:port` (0: a free port) and its address.

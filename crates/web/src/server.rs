@@ -79,6 +79,8 @@ fn router(served: Arc<Served>, port: u16) -> Router {
         .route("/api/game", get(api::game))
         .route("/api/live", get(api::live))
         .route("/api/move", get(api::play))
+        .route("/api/league", get(api::league))
+        .route("/api/league/student", get(api::student))
         .route_layer(bounded);
     let mut app = Router::new()
         .route("/api/position", get(api::position))
@@ -186,10 +188,11 @@ async fn warm_up() {
     }
 }
 
-/// The embedded page's files: path, content type, body (`/replay` and
-/// `/live` are the page opened on those views).
-const PAGE: [(&str, &str, &str); 12] = [
+/// The embedded page's files: path, content type, body (`/replay`,
+/// `/live` and `/league` are the page opened on those views).
+const PAGE: [(&str, &str, &str); 14] = [
     ("/", HTML, include_str!("page/index.html")),
+    ("/league", HTML, include_str!("page/index.html")),
     ("/replay", HTML, include_str!("page/index.html")),
     ("/live", HTML, include_str!("page/index.html")),
     (
@@ -205,6 +208,7 @@ const PAGE: [(&str, &str, &str); 12] = [
     ("/live.js", JS, include_str!("page/live.js")),
     ("/chart.js", JS, include_str!("page/chart.js")),
     ("/tabs.js", JS, include_str!("page/tabs.js")),
+    ("/league.js", JS, include_str!("page/league.js")),
 ];
 
 /// The content type of the page.
@@ -223,10 +227,21 @@ mod tests {
     /// What a server without logs or engines answers `method path` asked
     /// under the host name `host` (its port is 8000).
     async fn answer(method: &str, path: &str, host: &str) -> Response {
+        answer_showing(None, method, path, host).await
+    }
+
+    /// `answer`, of a server that shows `league`.
+    async fn answer_showing(
+        league: Option<Arc<dyn crate::League>>,
+        method: &str,
+        path: &str,
+        host: &str,
+    ) -> Response {
         let served = Arc::new(Served {
             library: Library::load(&[]).unwrap(),
             opponents: Opponents::new(&[]),
             run: None,
+            league: league.map(|league| crate::Shown { league, log: 3 }),
         });
         let request = Request::builder()
             .method(method)
@@ -303,6 +318,13 @@ mod tests {
                 400,
                 "column 4 is full",
             ),
+            ("GET", "/api/league", 404, "this server shows no league"),
+            (
+                "GET",
+                "/api/league/student?name=alice",
+                404,
+                "shows no league",
+            ),
         ];
         for (method, path, status, words) in cases {
             let (code, body) = asked(method, path);
@@ -313,6 +335,66 @@ mod tests {
                 "{method} {path}: {body}"
             );
         }
+    }
+
+    /// A league that has alice only, and whose ladder cannot be read.
+    struct Alice;
+
+    impl crate::League for Alice {
+        fn log(&self) -> std::path::PathBuf {
+            "games.jsonl".into()
+        }
+        fn ladder(&self) -> Result<serde_json::Value, crate::LeagueError> {
+            Err("the league's database league.db: database is locked".into())
+        }
+        fn student(
+            &self,
+            name: &str,
+            anchor: bool,
+        ) -> Result<Option<serde_json::Value>, crate::LeagueError> {
+            Ok((name == "alice" && !anchor).then(|| serde_json::json!({ "student": name })))
+        }
+    }
+
+    #[test]
+    fn the_league_s_answers_carry_its_log_and_say_what_is_missing() {
+        let ask = |path: &str| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let response =
+                    answer_showing(Some(Arc::new(Alice)), "GET", path, "127.0.0.1:8000").await;
+                let status = response.status().as_u16();
+                let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
+                let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                (status, body)
+            })
+        };
+        let (status, page) = ask("/api/league/student?name=alice");
+        assert_eq!((status, page["log"].as_u64()), (200, Some(3)), "{page}");
+        let (status, error) = ask("/api/league/student?name=alice&anchor=1");
+        assert_eq!(status, 404);
+        assert_eq!(error["error"], "the league has no anchor 'alice'");
+        let (status, error) = ask("/api/league/student?name=bob");
+        assert_eq!(
+            (status, error["error"].as_str()),
+            (404, Some("the league has no student 'bob'"))
+        );
+        let (status, error) = ask("/api/league/student");
+        assert_eq!(
+            (status, error["error"].as_str()),
+            (400, Some("the request has no 'name'"))
+        );
+        let (status, error) = ask("/api/league");
+        assert_eq!(status, 503);
+        assert!(
+            error["error"].as_str().unwrap().contains("locked"),
+            "{error}"
+        );
     }
 
     #[test]

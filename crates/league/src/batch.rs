@@ -1,0 +1,209 @@
+//! The league's games played away from its database, as Slurm array
+//! tasks play them: the games to play are written to a file (`--export`),
+//! each task plays its share of them from that file alone and writes what
+//! it played to a results file of its own (`--play ... --shard I/N`), and
+//! the results are recorded in the database (`--record`), in the order of
+//! the games, each once. A task touches no database (SQLite over a
+//! cluster's shared file system is not safe with several writers), and a
+//! task that is run again plays only what its results file lacks.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result};
+use connect4_match::schedule::Shard;
+use serde::{Deserialize, Serialize};
+
+use crate::games::{self, Table};
+use crate::store::{GameRow, Played, Player, Store};
+
+/// One side of an exported game: how it runs and what the log calls it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
+pub struct Side {
+    /// The player's number in the database.
+    pub id: i64,
+    /// Its name in the game log.
+    pub name: String,
+    /// How to run it, as an engine spec.
+    pub spec: String,
+}
+
+/// A game to play, with everything a task needs to play it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
+pub struct Exported {
+    /// The game's number.
+    pub game: i64,
+    /// `calibration`, `ladder` or `final`.
+    pub kind: String,
+    /// The side moving first.
+    pub first: Side,
+    /// The side moving second.
+    pub second: Side,
+    /// The opening's move string.
+    pub opening: String,
+    /// The `newgame` seed.
+    pub seed: i64,
+}
+
+impl Exported {
+    fn row(&self) -> GameRow {
+        GameRow {
+            id: self.game,
+            first: self.first.id,
+            second: self.second.id,
+            kind: self.kind.clone(),
+            opening: self.opening.clone(),
+            seed: self.seed,
+        }
+    }
+}
+
+/// A played game, as a task writes it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct TaskResult {
+    /// The game's number.
+    pub game: i64,
+    /// What was played.
+    pub played: Played,
+}
+
+/// Writes every game scheduled and not played yet to `path` (one JSON
+/// line each, written whole then renamed into place); how many.
+pub fn export(store: &Store, path: &Path) -> Result<usize> {
+    let players = store.players()?;
+    let side = |id: i64| -> Result<Side> {
+        let p: &Player = players
+            .iter()
+            .find(|p| p.id == id)
+            .with_context(|| format!("no player {id} in the league"))?;
+        Ok(Side {
+            id,
+            name: games::label(p),
+            spec: p.spec.clone(),
+        })
+    };
+    let mut text = String::new();
+    let unplayed = store.unplayed()?;
+    for g in &unplayed {
+        let exported = Exported {
+            game: g.id,
+            kind: g.kind.clone(),
+            first: side(g.first)?,
+            second: side(g.second)?,
+            opening: g.opening.clone(),
+            seed: g.seed,
+        };
+        text += &serde_json::to_string(&exported)?;
+        text.push('\n');
+    }
+    connect4::atomic_file::write(path, text)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(unplayed.len())
+}
+
+/// Reads the lines of JSON of `path`, each with its line number.
+fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| format!("{} line {}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// Plays the games of `exported` in `shard` (every N-th from the I-th)
+/// that `results` does not hold yet, on `concurrency` threads, appending
+/// each to `results` as it ends; how many it played.
+pub fn play(
+    exported: &Path,
+    shard: Shard,
+    results: &Path,
+    concurrency: usize,
+    stop: &AtomicBool,
+) -> Result<usize> {
+    let done: BTreeSet<i64> = match results.exists() {
+        true => lines::<TaskResult>(results)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| r.game)
+            .collect(),
+        false => BTreeSet::new(),
+    };
+    let mine: Vec<Exported> = lines::<Exported>(exported)?
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i as u64 % shard.count == shard.index - 1)
+        .map(|(_, g)| g)
+        .filter(|g| !done.contains(&g.game))
+        .collect();
+    let out = Mutex::new(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(results)
+            .with_context(|| format!("opening {}", results.display()))?,
+    );
+    games::on_threads(&mine, concurrency, stop, |g, judge| {
+        let spec = |side: &Side| -> Result<_> {
+            let mut spec: connect4_match::spec::EngineSpec = side
+                .spec
+                .parse()
+                .with_context(|| format!("game {}: {}'s spec", g.game, side.name))?;
+            spec.name = side.name.clone();
+            Ok(spec)
+        };
+        let Some(played) = games::play(&g.row(), spec(&g.first)?, spec(&g.second)?, judge, stop)?
+        else {
+            return Ok(false);
+        };
+        let line = serde_json::to_string(&TaskResult {
+            game: g.game,
+            played,
+        })? + "\n";
+        let mut file = out.lock().unwrap_or_else(|e| e.into_inner());
+        file.write_all(line.as_bytes())
+            .with_context(|| format!("writing {}", results.display()))?;
+        Ok(true)
+    })
+}
+
+/// What recording results did.
+#[derive(Debug, Default, PartialEq)]
+pub struct Recorded {
+    /// Games recorded now.
+    pub new: usize,
+    /// Results of games recorded before (a task run twice), or dropped by
+    /// a resubmission since: left out.
+    pub skipped: usize,
+}
+
+/// Records the results in `files` in the order of their games, each game
+/// once, moving the ratings and appending each to the game log.
+pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
+    let mut results: Vec<TaskResult> = Vec::new();
+    for file in files {
+        results.extend(lines::<TaskResult>(file)?);
+    }
+    results.sort_by_key(|r| r.game);
+    results.dedup_by_key(|r| r.game);
+    let unplayed = table
+        .store
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .unplayed()?;
+    let mut recorded = Recorded::default();
+    for r in &results {
+        let game = unplayed.iter().find(|g| g.id == r.game);
+        match game {
+            Some(game) if games::record(table, game, &r.played)? => recorded.new += 1,
+            _ => recorded.skipped += 1,
+        }
+    }
+    Ok(recorded)
+}
