@@ -1,7 +1,9 @@
 //! `connect4-arena kit`: one build of the programs, from the repository's
-//! one lock file, into a wheel pip can install (issue #43, item 8). The
-//! real build and install are python/tests/test_kit.py; here cargo is a
-//! stand-in that records how it was called and leaves two small programs.
+//! one lock file, and the c4engine extension built by maturin, into a
+//! wheel pip can install (issues #43, item 8, and #46). The real build and
+//! install are python/tests/test_kit.py; here cargo and maturin are
+//! stand-ins that record how they were called and leave two small
+//! programs and a wheel with a stand-in extension.
 
 mod common;
 
@@ -19,12 +21,11 @@ fn repository() -> PathBuf {
         .to_path_buf()
 }
 
-/// A cargo stand-in: writes its arguments, RUSTFLAGS and whether it builds
-/// an extension module to `$KIT_LOG`, one call per line, and puts a shell
-/// script for each `--bin` and a stand-in extension in
-/// `TARGET-DIR/release/`.
+/// A cargo stand-in: writes its arguments, RUSTFLAGS and whether it
+/// strips to `$KIT_LOG`, one call per line, and puts a shell script for
+/// each `--bin` in `TARGET-DIR/release/`.
 const FAKE_CARGO: &str = r#"#!/bin/sh
-echo "$* RUSTFLAGS=$RUSTFLAGS extension=$PYO3_BUILD_EXTENSION_MODULE" >> "$KIT_LOG"
+echo "cargo $* RUSTFLAGS=$RUSTFLAGS strip=$CARGO_PROFILE_RELEASE_STRIP" >> "$KIT_LOG"
 target=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -37,7 +38,21 @@ mkdir -p "$target/release"
 for b in $bins; do
     printf '#!/bin/sh\necho %s built\n' "$b" > "$target/release/$b"
 done
-echo "extension built" > "$target/release/libc4engine_native.so"
+"#;
+
+/// A maturin stand-in: writes its call as the cargo stand-in does and a
+/// wheel holding a stand-in extension in the folder of `--out`.
+const FAKE_MATURIN: &str = r#"#!/usr/bin/env python3
+import os, sys, zipfile
+args = sys.argv[1:]
+with open(os.environ["KIT_LOG"], "a") as log:
+    log.write("maturin " + " ".join(args) + " RUSTFLAGS=" + os.environ.get("RUSTFLAGS", "")
+              + " strip=" + os.environ.get("CARGO_PROFILE_RELEASE_STRIP", "") + "\n")
+out = args[args.index("--out") + 1]
+os.makedirs(out, exist_ok=True)
+with zipfile.ZipFile(os.path.join(out, "c4engine-0.1.0-cp39-abi3-linux_x86_64.whl"), "w") as w:
+    w.writestr("c4engine/__init__.py", "")
+    w.writestr("c4engine/_native.abi3.so", "extension built by maturin")
 "#;
 
 #[test]
@@ -63,9 +78,13 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
         &repository().join("python/src/c4bridge"),
         &source.join("python/src/c4bridge"),
     );
-    let cargo = dir.join("cargo");
-    std::fs::write(&cargo, FAKE_CARGO).unwrap();
-    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let [cargo, maturin] =
+        [("cargo", FAKE_CARGO), ("maturin", FAKE_MATURIN)].map(|(name, text)| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        });
     let log = dir.join("calls");
     arena()
         .args(["kit", "--out"])
@@ -74,24 +93,35 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
         .arg(&source)
         .arg("--cargo")
         .arg(&cargo)
+        .arg("--maturin")
+        .arg(&maturin)
         .env("KIT_LOG", &log)
         .assert()
         .success();
     let calls = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(
-        calls.lines().count(),
-        1,
-        "cargo ran more than once:\n{calls}"
-    );
+    let lines: Vec<&str> = calls.lines().collect();
+    assert_eq!(lines.len(), 2, "cargo and maturin, once each:\n{calls}");
     let manifest = source.join("Cargo.toml");
+    let remap = format!("--remap-path-prefix={}=connect4", source.display());
     for part in [
-        "build --release --locked".to_string(),
+        "cargo build --release --locked".to_string(),
         format!("--manifest-path {}", manifest.display()),
-        "--bin connect4 --bin connect4-arena --lib".into(),
-        "extension=1".into(),
-        format!("--remap-path-prefix={}=connect4", source.display()),
+        "--bin connect4 --bin connect4-arena RUSTFLAGS".into(),
+        "strip=true".into(),
+        remap.clone(),
     ] {
-        assert!(calls.contains(&part), "{part} not in {calls}");
+        assert!(lines[0].contains(&part), "{part} not in {}", lines[0]);
+    }
+    // The extension is maturin's, built in the programs' folder with their
+    // flags (so it reuses what they built).
+    let kit_target = format!("--target-dir {}", source.join("target/kit").display());
+    for part in [
+        "maturin build --release --locked --out",
+        &kit_target,
+        "strip=true",
+        &remap,
+    ] {
+        assert!(lines[1].contains(part), "{part} not in {}", lines[1]);
     }
     let wheels: Vec<PathBuf> = std::fs::read_dir(dir.join("out"))
         .unwrap()
@@ -136,6 +166,13 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
         .read_to_string(&mut entry_points)
         .unwrap();
     assert!(entry_points.contains("connect4-policy = c4bridge.policy:main"));
+    let mut extension = String::new();
+    wheel
+        .by_name("c4engine/_native.abi3.so")
+        .unwrap()
+        .read_to_string(&mut extension)
+        .unwrap();
+    assert_eq!(extension, "extension built by maturin");
 }
 
 #[test]

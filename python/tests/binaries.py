@@ -1,6 +1,8 @@
 """Where the tests find the binaries cargo built."""
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,3 +21,12 @@ def cargo_binary(name, override, build):
         if path.exists():
             return str(path)
     pytest.skip(f"build it first: {build}")
+
+
+def maturin():
+    """The maturin that builds the kit's c4engine extension: the test
+    venv's (beside this Python), else the one on the PATH."""
+    beside = Path(sys.executable).parent / "maturin"
+    if beside.exists():
+        return str(beside)
+    return shutil.which("maturin") or "maturin"

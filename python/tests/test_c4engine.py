@@ -35,10 +35,12 @@ def package(tmp_path_factory):
     python/src/c4engine and the extension cargo built."""
     root = tmp_path_factory.mktemp("c4engine")
     if os.environ.get("C4ENGINE_FROM_KIT"):
+        from binaries import maturin
         from test_policy import arena_binary
 
         kit = root / "kit"
-        built = subprocess.run([arena_binary(), "kit", "--out", str(kit), "--source", str(REPO)],
+        built = subprocess.run([arena_binary(), "kit", "--out", str(kit), "--source", str(REPO),
+                                "--maturin", maturin()],
                                capture_output=True, text=True, timeout=1800)
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         wheel = next(kit.glob("connect4_kit-*.whl"))

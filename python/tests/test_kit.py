@@ -1,5 +1,5 @@
-"""The students' kit: `connect4-arena kit` builds the programs and the
-c4engine extension once and writes one wheel;
+"""The students' kit: `connect4-arena kit` builds the programs once (and
+maturin the c4engine extension) and writes one wheel;
 installed in a clean venv on a PATH without cargo, it gives the engine, the
 arena and the bridges, and grades a template policy with the instructor's
 visible tests only."""
@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 
+from binaries import maturin
 from test_policy import arena_binary
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -26,7 +27,7 @@ def test_the_kit_installs_and_grades_without_rust(tmp_path):
     kit = tmp_path / "kit"
     built = subprocess.run(
         [arena_binary(), "kit", "--config", str(config), "--out", str(kit),
-         "--source", str(REPO)],
+         "--source", str(REPO), "--maturin", maturin()],
         capture_output=True, text=True, timeout=1800,
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]

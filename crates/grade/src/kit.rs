@@ -1,8 +1,10 @@
 //! `kit`: what an instructor hands students who have Python and no Rust.
 //!
-//! One wheel holding the engine's and the arena's programs and the
-//! `c4engine` Python module (built once, by cargo, from the repository's
-//! one lock file) and the Python bridges beside them, so that `pip
+//! One wheel holding the engine's and the arena's programs (built once, by
+//! cargo, from the repository's one lock file), the `c4engine` Python
+//! module (its extension built by maturin from the repository's
+//! pyproject.toml, as `pip install .` builds it) and the Python bridges
+//! beside them, so that `pip
 //! install` puts `connect4`, `connect4-arena`, `connect4-policy` and
 //! `connect4-kaggle` on the PATH and `import c4engine` in Python; and, from the
 //! instructor's grading config, its visible tests, so that a student
@@ -28,12 +30,8 @@ const KIT_SUMMARY: &str = "Connect 4 for the course without Rust: the engine (co
 /// workspace.
 const PROGRAMS: [&str; 2] = ["connect4", "connect4-arena"];
 
-/// The c4engine extension as cargo builds it (crates/python).
-const EXTENSION: &str = if cfg!(target_os = "macos") {
-    "libc4engine_native.dylib"
-} else {
-    "libc4engine_native.so"
-};
+/// The c4engine extension in the wheel maturin builds, and in the kit's.
+const EXTENSION: &str = "c4engine/_native.abi3.so";
 
 /// Arguments of `kit`.
 #[derive(clap::Args)]
@@ -52,6 +50,10 @@ pub struct Args {
     /// The cargo program that builds the kit's programs.
     #[arg(long, default_value = "cargo")]
     pub cargo: String,
+    /// The maturin program that builds the c4engine extension (`pip
+    /// install maturin`).
+    #[arg(long, default_value = "maturin")]
+    pub maturin: String,
 }
 
 /// Builds the wheel and writes the kit.
@@ -82,7 +84,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|config| visible_tests(config, &args.out))
         .transpose()?;
     let programs = build_programs(&args.cargo, &source)?;
-    let wheel = kit_wheel(&source, &programs, &tag)?;
+    let extension = build_extension(&args.maturin, &source)?;
+    let wheel = kit_wheel(&source, &programs, extension, &tag)?;
     write(&args.out.join(&wheel.file_name), wheel.bytes)?;
     if let Some(text) = &visible {
         write(&args.out.join("visible-tests.toml"), text)?;
@@ -143,22 +146,11 @@ fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
         .arg("--manifest-path")
         .arg(source.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target)
-        // No symbols: a smaller download, and no names of the build machine.
-        .args(["--config", "profile.release.strip=true"]);
+        .arg(&target);
     for program in PROGRAMS {
         command.args(["--bin", program]);
     }
-    // The libraries: the c4engine extension among them.
-    command.arg("--lib");
-    command
-        .current_dir(source)
-        .env("RUSTFLAGS", remapped_paths(source))
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        // An extension module: Python's symbols come from the interpreter
-        // that loads it, not from a libpython of this machine.
-        .env("PYO3_BUILD_EXTENSION_MODULE", "1");
-    connect4_match::group::own_group(&mut command);
+    kit_flags(&mut command, source);
     let status = command.status().with_context(|| {
         format!("running {cargo}: the kit's programs are built with the Rust toolchain")
     })?;
@@ -168,20 +160,79 @@ fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
     Ok(target.join("release"))
 }
 
+/// Builds the c4engine extension with maturin from the repository's
+/// pyproject.toml (what `pip install .` builds) in the kit's own folder,
+/// where the libraries it shares with the programs are built already,
+/// with the same flags; the extension, from the wheel maturin writes.
+fn build_extension(maturin: &str, source: &Path) -> Result<Vec<u8>> {
+    let target = source.join("target/kit");
+    let wheels = target.join("maturin-wheels");
+    if wheels.exists() {
+        std::fs::remove_dir_all(&wheels)
+            .with_context(|| format!("emptying {}", wheels.display()))?;
+    }
+    let mut command = Command::new(maturin);
+    command
+        .args(["build", "--release", "--locked", "--out"])
+        .arg(&wheels)
+        .arg("--target-dir")
+        .arg(&target);
+    kit_flags(&mut command, source);
+    let status = command.status().with_context(|| {
+        format!(
+            "running {maturin}: the kit's c4engine extension is built by maturin \
+             (pip install maturin, or give its path with --maturin)"
+        )
+    })?;
+    if !status.success() {
+        bail!("{maturin} build failed ({status}); its output is above");
+    }
+    let wheel = std::fs::read_dir(&wheels)
+        .with_context(|| format!("reading {}", wheels.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .with_context(|| format!("{maturin} wrote no wheel in {}", wheels.display()))?;
+    let read = |wheel: &Path| -> Result<Vec<u8>> {
+        let mut archive = zip::ZipArchive::new(std::fs::File::open(wheel)?)?;
+        let mut entry = archive.by_name(EXTENSION)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes)?;
+        Ok(bytes)
+    };
+    read(&wheel).with_context(|| format!("reading {EXTENSION} from {}", wheel.display()))
+}
+
+/// What the kit's two builds share, so that the second reuses what the
+/// first built: the repository as the working folder, the compiler's
+/// flags (the build machine's paths rewritten), no symbols (a smaller
+/// download, and no names of the build machine), and a process group of
+/// their own.
+fn kit_flags(command: &mut Command, source: &Path) {
+    command
+        .current_dir(source)
+        .env("RUSTFLAGS", remapped_paths(source))
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("CARGO_PROFILE_RELEASE_STRIP", "true");
+    connect4_match::group::own_group(command);
+}
+
 /// The kit's wheel: the bridges' package from the repository, its
-/// commands as console scripts, the c4engine package with its extension,
-/// and the programs, all from `built` (cargo's folder of the release).
-fn kit_wheel(source: &Path, built: &Path, tag: &Tag) -> Result<crate::wheel::Wheel> {
+/// commands as console scripts, the c4engine package with its
+/// `extension`, and the programs from `built` (cargo's folder of the
+/// release).
+fn kit_wheel(
+    source: &Path,
+    built: &Path,
+    extension: Vec<u8>,
+    tag: &Tag,
+) -> Result<crate::wheel::Wheel> {
     let mut project = crate::bridges::project();
     project.name = KIT_NAME.into();
     project.description = KIT_SUMMARY.into();
     let mut files = Vec::new();
     python_files(&source.join("python/src/c4bridge"), "c4bridge", &mut files)?;
     python_files(&source.join("python/src/c4engine"), "c4engine", &mut files)?;
-    let extension = built.join(EXTENSION);
-    let bytes = std::fs::read(&extension)
-        .with_context(|| format!("reading the built extension {}", extension.display()))?;
-    files.push(Entry::file("c4engine/_native.abi3.so", bytes));
+    files.push(Entry::file(EXTENSION, extension));
     for program in PROGRAMS {
         let path = built.join(program);
         let bytes = std::fs::read(&path)
