@@ -1,4 +1,4 @@
-# Shared by the solver's benchmarks (bench-vs-pons.sh, bench-threads.sh),
+# Shared by the solver's benchmarks (bench-vs-references.sh, bench-threads.sh),
 # sourced: the public sets they run, each as NAME:LINES (the first LINES
 # positions of ../shared/bench/NAME), and the median of numbers on stdin.
 BENCH_SETS=(Test_L3_R1:1000 Test_L2_R1:1000 Test_L2_R2:1000 Test_L1_R1:1000 Test_L1_R2:100 Test_L1_R3:3)
