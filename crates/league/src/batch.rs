@@ -104,7 +104,8 @@ pub fn export(store: &Store, path: &Path) -> Result<usize> {
     Ok(unplayed.len())
 }
 
-/// Reads the lines of JSON of `path`, each with its line number.
+/// Reads the lines of JSON of `path`; a line that cannot be read is an
+/// error that names it.
 fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -115,6 +116,55 @@ fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
             serde_json::from_str(l).with_context(|| format!("{} line {}", path.display(), i + 1))
         })
         .collect()
+}
+
+/// The games a results file holds, and how many of its lines could not
+/// be read (a task killed while writing one leaves it cut short).
+fn results_in(path: &Path) -> Result<(Vec<TaskResult>, usize)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut read = Vec::new();
+    let mut bad = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str(line) {
+            Ok(r) => read.push(r),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((read, bad))
+}
+
+/// Opens `results` to append to it, first ending a line a killed task
+/// left cut short (so that the next game starts a line of its own); it
+/// may not be `exported`, which it would spoil.
+fn open_results(results: &Path, exported: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(results), std::fs::metadata(exported))
+        && (a.dev(), a.ino()) == (b.dev(), b.ino())
+    {
+        anyhow::bail!(
+            "--results {} is the --play file: the games played would be written into the \
+             games to play; choose another file",
+            results.display()
+        );
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(results)
+        .with_context(|| format!("opening {}", results.display()))?;
+    let length = file.metadata()?.len();
+    if length > 0 {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut last = [0u8];
+        file.seek(SeekFrom::Start(length - 1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")?;
+        }
+    }
+    Ok(file)
 }
 
 /// Plays the games of `exported` in `shard` (every N-th from the I-th)
@@ -128,11 +178,7 @@ pub fn play(
     stop: &AtomicBool,
 ) -> Result<usize> {
     let done: BTreeSet<i64> = match results.exists() {
-        true => lines::<TaskResult>(results)
-            .unwrap_or_default()
-            .iter()
-            .map(|r| r.game)
-            .collect(),
+        true => results_in(results)?.0.iter().map(|r| r.game).collect(),
         false => BTreeSet::new(),
     };
     let mine: Vec<Exported> = lines::<Exported>(exported)?
@@ -142,13 +188,7 @@ pub fn play(
         .map(|(_, g)| g)
         .filter(|g| !done.contains(&g.game))
         .collect();
-    let out = Mutex::new(
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(results)
-            .with_context(|| format!("opening {}", results.display()))?,
-    );
+    let out = Mutex::new(open_results(results, exported)?);
     games::on_threads(&mine, concurrency, stop, |g, judge| {
         let spec = |side: &Side| -> Result<_> {
             let mut spec: connect4_match::spec::EngineSpec = side
@@ -181,14 +221,20 @@ pub struct Recorded {
     /// Results of games recorded before (a task run twice), or dropped by
     /// a resubmission since: left out.
     pub skipped: usize,
+    /// Lines that could not be read (cut short by a killed task): their
+    /// games are played again by the next step.
+    pub unreadable: usize,
 }
 
 /// Records the results in `files` in the order of their games, each game
 /// once, moving the ratings and appending each to the game log.
 pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
     let mut results: Vec<TaskResult> = Vec::new();
+    let mut unreadable = 0;
     for file in files {
-        results.extend(lines::<TaskResult>(file)?);
+        let (read, bad) = results_in(file)?;
+        results.extend(read);
+        unreadable += bad;
     }
     results.sort_by_key(|r| r.game);
     results.dedup_by_key(|r| r.game);
@@ -197,7 +243,10 @@ pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .unplayed()?;
-    let mut recorded = Recorded::default();
+    let mut recorded = Recorded {
+        unreadable,
+        ..Recorded::default()
+    };
     for r in &results {
         let game = unplayed.iter().find(|g| g.id == r.game);
         match game {
@@ -206,4 +255,61 @@ pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
         }
     }
     Ok(recorded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("c4-batch-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn result_line(game: i64) -> String {
+        let played = Played {
+            result: "1-0".into(),
+            reason: "line".into(),
+            line: "{}".into(),
+            accuracy: [(1, 1), (1, 0)],
+            slips: Vec::new(),
+        };
+        serde_json::to_string(&TaskResult { game, played }).unwrap()
+    }
+
+    #[test]
+    fn a_line_a_killed_task_cut_short_is_counted_and_the_next_starts_afresh() {
+        let dir = scratch("cut");
+        let (results, exported) = (dir.join("1.jsonl"), dir.join("games.jsonl"));
+        std::fs::write(&exported, "").unwrap();
+        let cut = result_line(2);
+        std::fs::write(
+            &results,
+            format!("{}\n{}", result_line(1), &cut[..cut.len() / 2]),
+        )
+        .unwrap();
+        let (read, bad) = results_in(&results).unwrap();
+        assert_eq!((read.len(), bad), (1, 1));
+        let mut file = open_results(&results, &exported).unwrap();
+        file.write_all(format!("{}\n", result_line(2)).as_bytes())
+            .unwrap();
+        drop(file);
+        let (read, bad) = results_in(&results).unwrap();
+        let games: Vec<i64> = read.iter().map(|r| r.game).collect();
+        assert_eq!((games, bad), (vec![1, 2], 1));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_results_may_not_be_the_games_to_play() {
+        let dir = scratch("same");
+        let exported = dir.join("games.jsonl");
+        std::fs::write(&exported, "{}\n").unwrap();
+        let error = open_results(&exported, &exported).unwrap_err().to_string();
+        assert!(error.contains("is the --play file"), "{error}");
+        assert_eq!(std::fs::read_to_string(&exported).unwrap(), "{}\n");
+        std::fs::remove_dir_all(dir).ok();
+    }
 }

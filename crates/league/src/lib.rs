@@ -172,7 +172,7 @@ pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
         config: &config,
         stop: &stop,
     };
-    league.export()?;
+    league.rewrite_log()?;
     if let Some(path) = &args.export {
         return league.export_games(path);
     }
@@ -386,6 +386,13 @@ impl League<'_> {
             "league: {} game(s) recorded, {} left out (recorded before, or dropped by a resubmission)",
             recorded.new, recorded.skipped
         );
+        if recorded.unreadable > 0 {
+            println!(
+                "league: {} line(s) of the results could not be read (cut short by a killed task): \
+                 those games stay to play",
+                recorded.unreadable
+            );
+        }
         let calibrating = self
             .store()
             .unplayed()?
@@ -474,7 +481,7 @@ impl League<'_> {
     /// Writes every played game to games.jsonl, for `serve` and `report`
     /// (whole, from the database: what a kill left out of it or cut is
     /// mended).
-    fn export(&self) -> Result<()> {
+    fn rewrite_log(&self) -> Result<()> {
         let lines = self.store().played_lines(None)?;
         let path = self.log();
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
