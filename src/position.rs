@@ -315,6 +315,32 @@ impl Position {
         }
     }
 
+    /// Whether the side to move can be kept from ever making a line by
+    /// the opponent's *claimeven* (answering each move in the same column,
+    /// one cell up): on a board of an even number of rows, with the first
+    /// player to move, the opponent can see to it that the side to move
+    /// only ever gets the cells of odd rows (from 1 at the bottom) and the
+    /// cells it may play now (one per column). If its stones and those
+    /// cells hold no line, it cannot win: its score is at most 0.
+    ///
+    /// Why the opponent can: the number of columns holding an odd number of
+    /// stones is even (the stones are). A move on an odd row is answered
+    /// on the even row above it (there is one: the top row is even). A move
+    /// on an even row can only be the playable cell of a column with an
+    /// odd number of stones; it is answered on the playable cell of
+    /// another such column. Either way every column then holds an even
+    /// number of stones again, so the side to move only ever gets odd rows
+    /// and the cells playable now.
+    #[inline]
+    pub fn claimeven_denies_a_line(&self) -> bool {
+        if self.rows % 2 == 1 || self.moves % 2 == 1 {
+            return false;
+        }
+        let odd_rows = self.rows_mask(0x5555_5555_5555_5555);
+        let reachable = self.current_stones() | (odd_rows & !self.mask) | self.possible();
+        !self.has_line(reachable)
+    }
+
     /// Whether the side that just moved has a line (the last move won).
     #[inline]
     pub fn last_move_won(&self) -> bool {

@@ -225,3 +225,35 @@ fn dominated_moves_follow_from_what_the_table_proves() {
     );
     assert!(dominated_seen > 0, "no proof cut short refuted a move");
 }
+
+/// The claimeven bound (`Position::claimeven_denies_a_line`, which the
+/// solver takes as "at most a draw") against plain minimax: wherever it
+/// says the first player to move cannot win, minimax agrees, on boards
+/// of an even number of rows; and it never speaks for an odd one.
+#[test]
+fn claimeven_never_denies_a_win_minimax_finds() {
+    let mut denied = 0;
+    for (rules, max_empty, seed) in [
+        (Rules::new(7, 6, 4).unwrap(), 12, 11),
+        (Rules::new(5, 4, 4).unwrap(), 12, 12),
+        (Rules::new(6, 4, 3).unwrap(), 11, 13),
+        (Rules::new(4, 6, 4).unwrap(), 12, 14),
+    ] {
+        for p in late_positions(rules, max_empty, 300, seed) {
+            if p.claimeven_denies_a_line() {
+                denied += 1;
+                assert_eq!(p.moves_played() % 2, 0);
+                let v = minimax(&p, &mut HashMap::new());
+                assert!(v <= 0, "{rules}: {v} {:?}", connect4::grid::to_rows(&p));
+            }
+        }
+    }
+    assert!(denied >= 50, "only {denied} positions were denied a line");
+    assert!(!Position::new(Rules::STANDARD).claimeven_denies_a_line());
+    let odd = Rules::new(7, 7, 4).unwrap();
+    assert!(
+        late_positions(odd, 12, 100, 15)
+            .iter()
+            .all(|p| !p.claimeven_denies_a_line())
+    );
+}
