@@ -51,8 +51,9 @@ const PUBLISHED: [(u32, u32, Outcome, u32); 21] = [
     (4, 9, Draw, 36),
 ];
 
-/// The sizes left to the bench script: over 2 s each in a release build
-/// here (9 x 4 took 17 s, 5 x 8 4.3 s, 6 x 6 2.8 s; the rest far longer).
+/// The sizes left to the bench script: about 3 s or more each in a
+/// release build here (8 x 5 57 s, 7 x 6 51 s, 6 x 7 30 s, 9 x 4 17 s,
+/// 5 x 8 4.2 s, 6 x 6 2.9 s).
 const SLOW: [(u32, u32); 6] = [(9, 4), (8, 5), (6, 6), (7, 6), (5, 8), (6, 7)];
 
 /// The outcome and the last move that an exact score of the empty board
