@@ -575,13 +575,8 @@ impl Solver {
         // A column as stored in the table, or as read from it.
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
         let stored = |cell: u64| flip(p.column_of(cell));
-        let (lo, mut hi, hint) = self.node_bounds(p, key);
+        let (lo, hi, hint) = self.node_bounds(p, key, alpha);
         let hint = hint.map(flip);
-        // Step 3a. No win for the first player if the second can deny it
-        // every line by claimeven: a draw at best.
-        if hi > 0 && alpha >= 0 && p.claimeven_denies_a_line() {
-            hi = 0;
-        }
         if lo >= hi || lo >= beta {
             return lo;
         }

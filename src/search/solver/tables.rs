@@ -78,11 +78,17 @@ impl Solver {
     }
 
     /// The bounds of `p`'s score known before searching it: from the
-    /// rules (nobody wins at once), a layer's outcome and the table entry
-    /// at `key`, with the entry's best column as stored (in the frame of
-    /// the key's position).
+    /// rules (nobody wins at once), a layer's outcome, the table entry at
+    /// `key` (with the entry's best column as stored, in the frame of the
+    /// key's position) and, when a search from `alpha` could be cut by it,
+    /// the claimeven bound.
     #[inline(always)]
-    pub(super) fn node_bounds(&self, p: &Position, key: u64) -> (i32, i32, Option<u32>) {
+    pub(super) fn node_bounds(
+        &self,
+        p: &Position,
+        key: u64,
+        alpha: i32,
+    ) -> (i32, i32, Option<u32>) {
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);
         if let Some((l, h)) = self.layer_bounds(p) {
@@ -98,6 +104,11 @@ impl Solver {
                 hi = hi.min(u);
             }
             hint = b.best;
+        }
+        // No win for the first player where the second's claimeven denies
+        // it every line: a draw at best (looked at only when that can cut).
+        if hi > 0 && alpha >= 0 && p.claimeven_denies_a_line() {
+            hi = 0;
         }
         (lo, hi, hint)
     }
