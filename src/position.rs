@@ -341,6 +341,18 @@ impl Position {
         !self.has_line(reachable)
     }
 
+    /// Where [`Position::claimeven_denies_a_line`] holds, whether the
+    /// opponent's claimeven also gives it a line: its stones and the empty
+    /// cells of even rows not playable now (every one of which it takes
+    /// as the board fills) hold one. Then the side to move, which cannot
+    /// win, loses by the last move at the latest: its score is at most -1.
+    #[inline]
+    pub fn claimeven_gives_the_opponent_a_line(&self) -> bool {
+        let even_rows = self.rows_mask(0xaaaa_aaaa_aaaa_aaaa);
+        let claimed = self.opponent_stones() | (even_rows & !self.mask & !self.possible());
+        self.has_line(claimed)
+    }
+
     /// Whether the side that just moved has a line (the last move won).
     #[inline]
     pub fn last_move_won(&self) -> bool {

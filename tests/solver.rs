@@ -226,13 +226,15 @@ fn dominated_moves_follow_from_what_the_table_proves() {
     assert!(dominated_seen > 0, "no proof cut short refuted a move");
 }
 
-/// The claimeven bound (`Position::claimeven_denies_a_line`, which the
-/// solver takes as "at most a draw") against plain minimax: wherever it
-/// says the first player to move cannot win, minimax agrees, on boards
-/// of an even number of rows; and it never speaks for an odd one.
+/// The claimeven bounds (`Position::claimeven_denies_a_line`, which the
+/// solver takes as "at most a draw", and with
+/// `claimeven_gives_the_opponent_a_line` "a loss") against plain minimax:
+/// wherever they say the first player to move cannot win, or loses,
+/// minimax agrees, on boards of an even number of rows; and they never
+/// speak for an odd one.
 #[test]
 fn claimeven_never_denies_a_win_minimax_finds() {
-    let mut denied = 0;
+    let (mut denied, mut lost) = (0, 0);
     for (rules, max_empty, seed) in [
         (Rules::new(7, 6, 4).unwrap(), 12, 11),
         (Rules::new(5, 4, 4).unwrap(), 12, 12),
@@ -245,10 +247,18 @@ fn claimeven_never_denies_a_win_minimax_finds() {
                 assert_eq!(p.moves_played() % 2, 0);
                 let v = minimax(&p, &mut HashMap::new());
                 assert!(v <= 0, "{rules}: {v} {:?}", connect4::grid::to_rows(&p));
+                if p.claimeven_gives_the_opponent_a_line() {
+                    lost += 1;
+                    assert!(v <= -1, "{rules}: {v} {:?}", connect4::grid::to_rows(&p));
+                }
             }
         }
     }
     assert!(denied >= 50, "only {denied} positions were denied a line");
+    assert!(
+        lost >= 10,
+        "only {lost} positions were given to the opponent"
+    );
     assert!(!Position::new(Rules::STANDARD).claimeven_denies_a_line());
     let odd = Rules::new(7, 7, 4).unwrap();
     assert!(
