@@ -46,6 +46,13 @@ pub(super) fn next_window(min: i32, max: i32) -> i32 {
     }
 }
 
+/// The null window that decides the outcome of a score known to lie in
+/// `[min, max]`, if it is still open: `(0, 1)` (a win or not), else
+/// `(-1, 0)` (a loss or not).
+pub(super) fn outcome_window(min: i32, max: i32) -> Option<i32> {
+    [0, -1].into_iter().find(|&w| min <= w && w < max)
+}
+
 /// The window to probe beside another thread that probes `(med, med + 1)`
 /// on a score known to lie in `[min, max]`: the one that thread probes
 /// next if its answer points towards zero, else the one it probes next
@@ -347,6 +354,11 @@ mod tests {
         assert_eq!(next_window(-8, 9), -4);
         assert_eq!(next_window(3, 4), 3);
         assert_eq!(next_window(-5, -4), -5);
+        assert_eq!(outcome_window(-3, 10), Some(0));
+        assert_eq!(outcome_window(0, 1), Some(0));
+        assert_eq!(outcome_window(-3, 0), Some(-1));
+        assert_eq!(outcome_window(1, 10), None);
+        assert_eq!(outcome_window(-5, -1), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::score::{self, Outcome};
 use crate::search::bounds_table::TranspositionTable;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, Scoring, centre_first, first_in_order};
-use helpers::{next_window, publish_window};
+use helpers::{next_window, outcome_window, publish_window};
 pub use tables::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB};
 use tables::{deep_table, key_bits, table_key};
 
@@ -31,6 +31,11 @@ const ETC_AFTER_NODES: u64 = 200_000;
 /// ([`Scoring::ForcingFirst`]): they settle easy positions fast, and cost
 /// more than they save in a long search.
 const FORCING_FIRST_NODES: u64 = 3_000;
+
+/// Once a probe of the root has cost this many nodes, the position is a
+/// hard one: the windows that decide its outcome come next (see
+/// [`helpers::outcome_window`]), whose proofs the others then reuse.
+const OUTCOME_FIRST_AFTER_NODES: u64 = 1_000_000;
 
 /// An exact solver with a transposition table that persists between calls.
 pub struct Solver {
@@ -268,17 +273,25 @@ impl Solver {
     /// The score of `p`, known to lie in `[min, max]`, narrowed down to one
     /// value with null-window searches (or a score of the right sign, when
     /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
-    /// towards zero first, where most positions are decided.
+    /// the far windows first, which cost little and narrow the range, and
+    /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`], the windows of
+    /// the outcome.
     fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
+        let mut hard = false;
         while min < max {
-            let med = next_window(min, max);
+            let med = hard
+                .then(|| outcome_window(min, max))
+                .flatten()
+                .unwrap_or_else(|| next_window(min, max));
             if let Some(probes) = &self.probes {
                 publish_window(probes, med);
             }
+            let before = self.budget.nodes();
             let r = self.negamax(p, med, med + 1);
             if self.budget.aborted() {
                 return None;
             }
+            hard |= self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
             if r <= med {
                 max = r;
             } else {
