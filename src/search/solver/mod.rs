@@ -275,7 +275,7 @@ impl Solver {
     /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
     /// the far windows first, which cost little and narrow the range, and
     /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`], the windows of
-    /// the outcome.
+    /// the outcome (searching alone: helpers beside it prove the outcome).
     fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
         let mut hard = false;
         while min < max {
@@ -291,7 +291,9 @@ impl Solver {
             if self.budget.aborted() {
                 return None;
             }
-            hard |= self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
+            // With helpers beside it, the first of them proves the outcome.
+            hard |=
+                self.probes.is_none() && self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
             if r <= med {
                 max = r;
             } else {
