@@ -14,6 +14,15 @@ use crate::store::{Player, Store, StoreError, Tally};
 /// with its record: `ladder` ranks the active players (anchors too) by
 /// rating, `final` the active students by points.
 pub fn rows(store: &Store, kind: &str) -> Result<Vec<(Player, Tally)>, StoreError> {
+    rows_among(store, &store.players()?, kind)
+}
+
+/// [`rows`] of `players`, the league's players as the caller read them.
+pub fn rows_among(
+    store: &Store,
+    players: &[Player],
+    kind: &str,
+) -> Result<Vec<(Player, Tally)>, StoreError> {
     let tallies = store.tallies(kind)?;
     let tally = |id| {
         tallies
@@ -22,14 +31,10 @@ pub fn rows(store: &Store, kind: &str) -> Result<Vec<(Player, Tally)>, StoreErro
             .cloned()
             .unwrap_or_default()
     };
-    let mut rows: Vec<_> = store
-        .players()?
-        .into_iter()
+    let mut rows: Vec<_> = players
+        .iter()
         .filter(|p| p.state == "active" && (kind == "ladder" || !p.anchor))
-        .map(|p| {
-            let t = tally(p.id);
-            (p, t)
-        })
+        .map(|p| (p.clone(), tally(p.id)))
         .collect();
     if kind == "final" {
         rows.sort_by(|a, b| b.1.points.total_cmp(&a.1.points));
@@ -63,7 +68,8 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
         "{:>3}  {:<28} {:>7} {:>16} {:>6} {:>7}  {:>8}  lost by",
         "#", "player", "rating", "95% interval", "games", "points", "accuracy"
     );
-    for (i, (p, t)) in rows(store, kind)?.iter().enumerate() {
+    let players = store.players()?;
+    for (i, (p, t)) in rows_among(store, &players, kind)?.iter().enumerate() {
         let (low, high) = p.rating.interval();
         let name = if p.anchor {
             format!("{} (anchor)", label(p))
@@ -83,7 +89,7 @@ pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
             lost_by(t)
         );
     }
-    for p in refused(&store.players()?) {
+    for p in refused(&players) {
         let _ = writeln!(
             out,
             "refused: {} v{}: {}",

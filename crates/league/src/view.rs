@@ -46,12 +46,12 @@ impl View {
     pub fn ladder(&self) -> Result<Value, StoreError> {
         let store = self.store()?;
         let players = store.players()?;
-        let ladder: Vec<Value> = ladder::rows(&store, "ladder")?
+        let ladder: Vec<Value> = ladder::rows_among(&store, &players, "ladder")?
             .iter()
             .enumerate()
             .map(|(i, (p, t))| row(i, p, t))
             .collect();
-        let last_round = ladder::rows(&store, "final")?;
+        let last_round = ladder::rows_among(&store, &players, "final")?;
         let final_round: Vec<Value> = last_round
             .iter()
             .filter(|(_, t)| t.games > 0)
@@ -98,17 +98,15 @@ impl View {
                 .map_or_else(|| format!("player {id}"), label)
         };
         let ids: Vec<i64> = theirs.iter().map(|p| p.id).collect();
-        let games: Vec<Value> = store
-            .games_of(name, anchor, MOST_GAMES)?
-            .iter()
-            .map(|g| game(g, &ids, &label_of))
-            .collect();
+        let played = store.games_of(name, anchor, MOST_GAMES)?;
+        let games: Vec<Value> = played.iter().map(|g| game(g, &ids, &label_of)).collect();
+        let ladder = ladder::rows_among(&store, &players, "ladder")?;
         let submissions: Vec<Value> = theirs.iter().map(|p| submission(p)).collect();
         Ok(Some(json!({
             "student": name,
             "anchor": anchor,
             "submissions": submissions,
-            "latest": latest_record(&store, latest, &label_of)?,
+            "latest": latest_record(&store, latest, &ladder, &played, &label_of)?,
             "games": games,
             "most_games": MOST_GAMES,
         })))
@@ -136,18 +134,19 @@ fn submission(p: &Player) -> Value {
     })
 }
 
-/// The latest submission's record on the ladder and the moves where it
-/// gave the value away (columns and moves from 1, as the page numbers
+/// The latest submission's record on the ladder (`rows`) and the moves
+/// where it gave the value away, with the opponent of each found among
+/// the student's `games` (columns and moves from 1, as the page numbers
 /// them).
 fn latest_record(
     store: &Store,
     latest: &Player,
+    rows: &[(Player, Tally)],
+    games: &[PlayedGame],
     label_of: &dyn Fn(i64) -> String,
 ) -> Result<Value, StoreError> {
-    let rows = ladder::rows(store, "ladder")?;
     let place = rows.iter().position(|(p, _)| p.id == latest.id);
     let tally = place.map(|i| rows[i].1.clone()).unwrap_or_default();
-    let games = store.games_of(&latest.student, latest.anchor, MOST_GAMES)?;
     let slips: Vec<Value> = store
         .slips_of(latest.id, MOST_SLIPS)?
         .iter()
