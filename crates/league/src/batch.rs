@@ -15,6 +15,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use connect4_match::schedule::Shard;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::games::{self, Table};
@@ -104,34 +105,52 @@ pub fn export(store: &Store, path: &Path) -> Result<usize> {
     Ok(unplayed.len())
 }
 
-/// Reads the lines of JSON of `path`; a line that cannot be read is an
-/// error that names it.
-fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
+/// What reading lines of JSON does with a line it cannot read.
+#[derive(Clone, Copy, PartialEq)]
+enum BadLine {
+    /// An error that names the line: a file this program wrote whole.
+    Refuse,
+    /// Counted and skipped: a file tasks append to, which a task killed
+    /// while writing leaves with a line cut short.
+    Count,
+}
+
+/// The values of the lines of JSON of `path` (blank lines skipped), and
+/// how many lines could not be read (see [`BadLine`]).
+fn json_lines<T: DeserializeOwned>(path: &Path, bad_line: BadLine) -> Result<(Vec<T>, usize)> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).with_context(|| format!("{} line {}", path.display(), i + 1))
-        })
-        .collect()
+    let mut read = Vec::new();
+    let mut bad = 0;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(value) => read.push(value),
+            Err(e) if bad_line == BadLine::Refuse => {
+                return Err(anyhow::Error::new(e).context(format!(
+                    "{} line {}",
+                    path.display(),
+                    i + 1
+                )));
+            }
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((read, bad))
+}
+
+/// Reads the lines of JSON of `path`; a line that cannot be read is an
+/// error that names it.
+fn lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    Ok(json_lines(path, BadLine::Refuse)?.0)
 }
 
 /// The games a results file holds, and how many of its lines could not
 /// be read (a task killed while writing one leaves it cut short).
 fn results_in(path: &Path) -> Result<(Vec<TaskResult>, usize)> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut read = Vec::new();
-    let mut bad = 0;
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str(line) {
-            Ok(r) => read.push(r),
-            Err(_) => bad += 1,
-        }
-    }
-    Ok((read, bad))
+    json_lines(path, BadLine::Count)
 }
 
 /// Opens `results` to append to it, first ending a line a killed task
@@ -299,6 +318,16 @@ mod tests {
         let (read, bad) = results_in(&results).unwrap();
         let games: Vec<i64> = read.iter().map(|r| r.game).collect();
         assert_eq!((games, bad), (vec![1, 2], 1));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_line_of_the_games_to_play_that_cannot_be_read_is_refused_by_number() {
+        let dir = scratch("bad");
+        let results = dir.join("1.jsonl");
+        std::fs::write(&results, format!("{}\n\nnot json\n", result_line(1))).unwrap();
+        let error = format!("{:#}", lines::<TaskResult>(&results).unwrap_err());
+        assert!(error.contains("1.jsonl line 3"), "{error}");
         std::fs::remove_dir_all(dir).ok();
     }
 
