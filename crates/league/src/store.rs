@@ -202,17 +202,25 @@ impl Store {
         }
     }
 
+    /// The rows `sql` selects with `params`, each made by `row`.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut statement = self.connection.prepare(sql).map_err(|e| self.fail(e))?;
+        let rows = statement.query_map(params, row).map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
     /// Every player, oldest first.
     pub fn players(&self) -> Result<Vec<Player>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT id, student, anchor, version, fingerprint, spec, state, note, mu, sigma \
+        self.rows(
+            "SELECT id, student, anchor, version, fingerprint, spec, state, note, mu, sigma \
                  FROM players ORDER BY id",
-            )
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map([], |r| {
+            [],
+            |r| {
                 Ok(Player {
                     id: r.get(0)?,
                     student: r.get(1)?,
@@ -227,9 +235,8 @@ impl Store {
                         sigma: r.get(9)?,
                     },
                 })
-            })
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+            },
+        )
     }
 
     /// Adds `player` (its id is given by the database) and returns its id;
@@ -330,28 +337,18 @@ impl Store {
 
     /// The games played of `kind`, oldest first.
     pub fn played_lines(&self, kind: Option<&str>) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT line FROM games WHERE result IS NOT NULL AND (?1 IS NULL OR kind = ?1) \
+        self.rows(
+            "SELECT line FROM games WHERE result IS NOT NULL AND (?1 IS NULL OR kind = ?1) \
                  ORDER BY id",
-            )
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map(params![kind], |r| r.get::<_, String>(0))
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+            params![kind],
+            |r| r.get::<_, String>(0),
+        )
     }
 
     fn games_where(&self, condition: &str) -> Result<Vec<GameRow>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(&format!(
+        self.rows(&format!(
                 "SELECT id, first, second, kind, opening, seed FROM games WHERE {condition} ORDER BY id"
-            ))
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map([], |r| {
+            ), [], |r| {
                 Ok(GameRow {
                     id: r.get(0)?,
                     first: r.get(1)?,
@@ -361,8 +358,6 @@ impl Store {
                     seed: r.get(5)?,
                 })
             })
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
     }
 
     /// Records game `game` as `played` and, for a ladder game, moves the
@@ -434,17 +429,12 @@ impl Store {
     /// The ladder games played, in the order they were recorded: first,
     /// second, result.
     pub fn ladder_history(&self) -> Result<Vec<(i64, i64, String)>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT first, second, result FROM games WHERE kind = 'ladder' AND result IS NOT NULL \
+        self.rows(
+            "SELECT first, second, result FROM games WHERE kind = 'ladder' AND result IS NOT NULL \
                  ORDER BY played_order",
-            )
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     }
 
     /// The rating of player `id` now.
@@ -472,20 +462,16 @@ impl Store {
         anchor: bool,
         most: usize,
     ) -> Result<Vec<PlayedGame>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT id, kind, first, second, result, reason, opening, judged_first, kept_first, \
+        let count =
+            |r: &rusqlite::Row, i| r.get::<_, Option<i64>>(i).map(Option::unwrap_or_default);
+        self.rows(
+            "SELECT id, kind, first, second, result, reason, opening, judged_first, kept_first, \
                  judged_second, kept_second FROM games WHERE result IS NOT NULL AND \
                  (first IN (SELECT id FROM players WHERE student = ?1 AND anchor = ?2) \
                  OR second IN (SELECT id FROM players WHERE student = ?1 AND anchor = ?2)) \
                  ORDER BY id DESC LIMIT ?3",
-            )
-            .map_err(|e| self.fail(e))?;
-        let count =
-            |r: &rusqlite::Row, i| r.get::<_, Option<i64>>(i).map(Option::unwrap_or_default);
-        let rows = statement
-            .query_map(params![student, anchor, most as i64], |r| {
+            params![student, anchor, most as i64],
+            |r| {
                 Ok(PlayedGame {
                     id: r.get(0)?,
                     kind: r.get(1)?,
@@ -496,23 +482,18 @@ impl Store {
                     opening: r.get(6)?,
                     accuracy: [(count(r, 7)?, count(r, 8)?), (count(r, 9)?, count(r, 10)?)],
                 })
-            })
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+            },
+        )
     }
 
     /// The moves of player `player` that gave the value away: the newest
     /// `most`, as (game, the move), newest game first.
     pub fn slips_of(&self, player: i64, most: usize) -> Result<Vec<(i64, Slip)>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT game, ply, played, keeping, before, after FROM slips WHERE player = ?1 \
+        self.rows(
+            "SELECT game, ply, played, keeping, before, after FROM slips WHERE player = ?1 \
                  ORDER BY game DESC, ply LIMIT ?2",
-            )
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map(params![player, most as i64], |r| {
+            params![player, most as i64],
+            |r| {
                 Ok((
                     r.get(0)?,
                     Slip {
@@ -523,18 +504,14 @@ impl Store {
                         after: r.get(5)?,
                     },
                 ))
-            })
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+            },
+        )
     }
 
     /// Per player: games played of `kind`, points, forfeits by reason,
     /// moves judged and kept.
     pub fn tallies(&self, kind: &str) -> Result<Vec<Tally>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
+        self.rows("SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
                  GROUP_CONCAT(forfeit, '|') FROM ( \
                    SELECT first AS p, CASE result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 ELSE 0.5 END AS points, \
                      judged_first AS judged, kept_first AS kept, \
@@ -544,11 +521,7 @@ impl Store {
                    SELECT second, CASE result WHEN '0-1' THEN 1.0 WHEN '1-0' THEN 0.0 ELSE 0.5 END, \
                      judged_second, kept_second, \
                      CASE WHEN result = '1-0' AND reason NOT IN ('line', 'adjudicated') THEN reason END \
-                   FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p",
-            )
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map(params![kind], |r| {
+                   FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p", params![kind], |r| {
                 let forfeits: Option<String> = r.get(5)?;
                 Ok(Tally {
                     player: r.get(0)?,
@@ -561,8 +534,6 @@ impl Store {
                         .unwrap_or_default(),
                 })
             })
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
     }
 }
 
