@@ -14,7 +14,7 @@ import pytest
 
 from binaries import cargo_binary
 from test_policy import arena_binary
-from test_web import browser, chromium  # noqa: F401 (fixtures)
+from test_web import browser, chromium, serving  # noqa: F401 (fixtures)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -52,14 +52,9 @@ def league_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def league_page(league_dir):
-    proc = subprocess.Popen([arena_binary(), "serve", "--port", "0", "--league",
-                             str(league_dir / "league")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    assert "the league's page: http://127.0.0.1:" in line, line + proc.stderr.read()
-    yield line.split()[-1]
-    proc.kill()
-    proc.wait()
+    with serving("--league", str(league_dir / "league")) as url:
+        assert url.startswith("http://127.0.0.1:"), url
+        yield url
 
 
 def test_the_ladder_marks_anchors_and_lists_the_refused(league_page, browser):  # noqa: F811
@@ -140,7 +135,7 @@ def test_the_ladder_grows_while_the_league_plays(league_dir, browser):  # noqa: 
                 break
         # The page reads the ladder again every 3 s: the round's games show.
         sync_api.expect(page.locator("#league-status")).not_to_contain_text(
-            f", {start} ladder games", timeout=20_000)
+            f", {start} ladder game", timeout=20_000)
         assert ladder_games(url) > start
         page.close()
         proc.send_signal(signal.SIGINT)

@@ -65,11 +65,15 @@ def browser():
 
 @contextlib.contextmanager
 def serving(*args):
-    """`serve` on a free port with `args`; yields the page's address."""
+    """`serve` on a free port with `args`; yields the page's address (the
+    last address of the line it prints: the view it was started for)."""
     proc = subprocess.Popen([arena_binary(), "serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        yield proc.stdout.readline().split()[2]
+        line = proc.stdout.readline()
+        addresses = [word for word in line.split() if word.startswith("http://")]
+        assert addresses, f"serve {' '.join(args)} printed no address: {line!r}"
+        yield addresses[-1]
     finally:
         proc.kill()
         proc.wait()

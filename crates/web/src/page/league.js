@@ -108,7 +108,8 @@ function showRest(data) {
 /** What the league is doing, in a line. */
 function statusLine(data) {
   const students = data.players.filter((p) => !p.anchor).length;
-  const parts = [`${students} students, round ${data.rounds}, ${data.games} ladder games`];
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const parts = [`${plural(students, "student")}, round ${data.rounds}, ${plural(data.games, "ladder game")}`];
   if (!data.calibrated) parts.push("the anchors are being rated");
   if (data.unplayed) parts.push(`${data.unplayed} games to play`);
   return `${parts.join(", ")}. Audit: ${data.audit}.`;
@@ -131,7 +132,9 @@ function showGames(page) {
   });
   if (!rows.length) {
     const none = element("tr");
-    none.append(element("td", "no game yet", "text"));
+    const cell = element("td", "no game yet", "text");
+    cell.colSpan = head.children.length;
+    none.append(cell);
     rows.push(none);
   }
   document.getElementById("student-games").replaceChildren(head, ...rows);
@@ -149,7 +152,11 @@ function showSlips(page) {
       `${s.opponent ? ` against ${s.opponent}` : ""}, move ${s.move}: column ${s.played} turned a ${s.before} into a ${s.after}${kept}`));
     return item;
   });
-  if (!items.length) items.push(element("li", page.latest.judged ? "none: every judged move kept the value" : "no judged move yet"));
+  if (!items.length) {
+    const none = element("li", page.latest.judged ? "none: every judged move kept the value" : "no judged move yet");
+    none.className = "none";
+    items.push(none);
+  }
   document.getElementById("student-slips").replaceChildren(...items);
 }
 
