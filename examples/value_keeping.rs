@@ -2,8 +2,8 @@
 //! game-theoretic value (a win stays a win, a draw a draw) in positions of
 //! the middle opening, off the book's trees?
 //!
-//! It plays random games (seeded) to positions of 8 to 12 plies that are
-//! not over, labels every move of each with the solver (exact scores, the
+//! It plays random games (seeded) to positions of 8 to 12 plies (`--plies
+//! A-B` for others, such as `--plies 8-30`) that are not over, labels every move of each with the solver (exact scores, the
 //! book helping), asks the clocked search for a move at MOVETIME ms, and
 //! counts the moves that keep the value. Positions where every move keeps
 //! it (all lost, say) prove nothing and are counted apart. Misses are
@@ -15,7 +15,7 @@
 //! chosen at random: a strong opponent's occasional mistake hands the
 //! engine a position off the book's trees at any ply.
 //!
-//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--no-book | --book FILE] [--seed S] [--hash-mb MB] [--threads N] [--labels FILE] [--games N [--blunders PCT]]`
+//! Run: `cargo run --release --example value_keeping [PER_PLY] [MOVETIME_MS] [--plies A-B] [--no-book | --book FILE] [--seed S] [--hash-mb MB] [--threads N] [--labels FILE] [--games N [--blunders PCT]]`
 //! (defaults 40 positions a ply, 100 ms, the shipped book, seed 1, the
 //! engine's default table, one thread). `--book FILE` gives the engine
 //! another book, such as one still being built; the labels always come
@@ -25,6 +25,7 @@
 //! FILE, or read from it if it exists (it names the seed and count it
 //! holds), so that comparing versions of the engine costs the moves alone.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,11 +70,31 @@ fn interesting(scores: &[Option<i32>]) -> Option<i32> {
     (!scores.iter().flatten().all(|&s| keeps(best, s))).then_some(best)
 }
 
-/// `per_ply` random positions of each of 8 to 12 plies, labelled by the
-/// solver (the slow part: exact scores of every move).
-fn labelled_positions(per_ply: usize, rng: &mut StdRng, solver: &mut Solver) -> Vec<Labelled> {
+/// The plies of the positions, unless `--plies A-B` says others.
+const DEFAULT_PLIES: RangeInclusive<u32> = 8..=12;
+
+/// The plies `A-B` of `--plies` (`8-30`), within a game of the standard
+/// board.
+fn parse_plies(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad = || format!("--plies {text:?}: expected A-B, such as 8-30, with 1 <= A <= B <= 40");
+    let (a, b) = text.split_once('-').ok_or_else(bad)?;
+    let (a, b): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    if a == 0 || a > b || b > 40 {
+        return Err(bad());
+    }
+    Ok(a..=b)
+}
+
+/// `per_ply` random positions of each of `plies`, labelled by the solver
+/// (the slow part: exact scores of every move).
+fn labelled_positions(
+    per_ply: usize,
+    plies: &RangeInclusive<u32>,
+    rng: &mut StdRng,
+    solver: &mut Solver,
+) -> Vec<Labelled> {
     let mut out = Vec::new();
-    for plies in 8..=12 {
+    for plies in plies.clone() {
         let mut made = 0;
         while made < per_ply {
             let Some(game) = random_position(rng, plies) else {
@@ -87,9 +108,15 @@ fn labelled_positions(per_ply: usize, rng: &mut StdRng, solver: &mut Solver) -> 
     out
 }
 
-/// The first line of a labels file: what it holds.
-fn labels_header(seed: u64, per_ply: usize) -> String {
-    format!("# value_keeping labels: seed {seed}, {per_ply} positions a ply")
+/// The first line of a labels file: what it holds (the plies named
+/// unless they are the default ones, which older files hold).
+fn labels_header(seed: u64, per_ply: usize, plies: &RangeInclusive<u32>) -> String {
+    let range = if *plies == DEFAULT_PLIES {
+        String::new()
+    } else {
+        format!(", plies {} to {}", plies.start(), plies.end())
+    };
+    format!("# value_keeping labels: seed {seed}, {per_ply} positions a ply{range}")
 }
 
 /// The labelled positions of `seed` and `per_ply` from `file`, or if it does
@@ -98,16 +125,16 @@ fn cached_labels(
     file: &Path,
     seed: u64,
     per_ply: usize,
+    plies: &RangeInclusive<u32>,
     rng: &mut StdRng,
     solver: &mut Solver,
 ) -> Result<Vec<Labelled>, String> {
-    let header = labels_header(seed, per_ply);
+    let header = labels_header(seed, per_ply, plies);
     match std::fs::read_to_string(file) {
-        Ok(text) => {
-            read_labels(&text, &header, per_ply).map_err(|e| format!("{}{e}", file.display()))
-        }
+        Ok(text) => read_labels(&text, &header, per_ply, plies)
+            .map_err(|e| format!("{}{e}", file.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let labelled = labelled_positions(per_ply, rng, solver);
+            let labelled = labelled_positions(per_ply, plies, rng, solver);
             atomic_file::write(file, write_labels(&header, &labelled))
                 .map_err(|e| format!("cannot write the labels to {}: {e}", file.display()))?;
             Ok(labelled)
@@ -132,9 +159,14 @@ fn write_labels(header: &str, labelled: &[Labelled]) -> String {
 }
 
 /// The positions of a labels file's `text`, which must start with `header`
-/// and hold `per_ply` positions of each of 8 to 12 plies; an error starts
-/// with what follows the file's name (a line number, say).
-fn read_labels(text: &str, header: &str, per_ply: usize) -> Result<Vec<Labelled>, String> {
+/// and hold `per_ply` positions of each of `plies`; an error starts with
+/// what follows the file's name (a line number, say).
+fn read_labels(
+    text: &str,
+    header: &str,
+    per_ply: usize,
+    plies: &RangeInclusive<u32>,
+) -> Result<Vec<Labelled>, String> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, first)) if first == header => {}
@@ -147,9 +179,9 @@ fn read_labels(text: &str, header: &str, per_ply: usize) -> Result<Vec<Labelled>
         }
     }
     let labelled = lines
-        .map(|(i, line)| parse_labelled(line).map_err(|e| format!(" line {}: {e}", i + 1)))
+        .map(|(i, line)| parse_labelled(line, plies).map_err(|e| format!(" line {}: {e}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
-    for plies in 8..=12 {
+    for plies in plies.clone() {
         let count = labelled
             .iter()
             .filter(|l| l.game.position().moves_played() == plies)
@@ -163,8 +195,8 @@ fn read_labels(text: &str, header: &str, per_ply: usize) -> Result<Vec<Labelled>
     Ok(labelled)
 }
 
-/// One line of a labels file.
-fn parse_labelled(line: &str) -> Result<Labelled, String> {
+/// One line of a labels file, a position of one of `plies`.
+fn parse_labelled(line: &str, plies: &RangeInclusive<u32>) -> Result<Labelled, String> {
     let mut fields = line.split_whitespace();
     let moves = fields.next().ok_or("an empty line")?;
     let game = Game::from_move_string(Rules::STANDARD, moves)
@@ -179,9 +211,11 @@ fn parse_labelled(line: &str) -> Result<Labelled, String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let p = game.position();
-    if !(8..=12).contains(&p.moves_played()) || p.is_over() {
+    if !plies.contains(&p.moves_played()) || p.is_over() {
         return Err(format!(
-            "the moves {moves:?} are not a position of 8 to 12 plies still in play"
+            "the moves {moves:?} are not a position of {} to {} plies still in play",
+            plies.start(),
+            plies.end()
         ));
     }
     if scores.len() != p.columns() as usize {
@@ -307,14 +341,17 @@ fn main() {
         eprintln!("value_keeping: {message}");
         std::process::exit(2)
     };
-    let file_option = |name: &str| {
+    let text_option = |name: &str| {
         args.iter().position(|a| a == name).map(|i| {
             args.get(i + 1)
-                .unwrap_or_else(|| fail(format!("{name} needs a file")))
+                .unwrap_or_else(|| fail(format!("{name} needs a value")))
         })
     };
-    let book_file = file_option("--book");
-    let label_file = file_option("--labels");
+    let book_file = text_option("--book");
+    let label_file = text_option("--labels");
+    let plies = text_option("--plies").map_or(DEFAULT_PLIES, |text| {
+        parse_plies(text).unwrap_or_else(|e| fail(e))
+    });
     let book_name = if no_book {
         searcher.set_book(None);
         "off".to_string()
@@ -342,12 +379,19 @@ fn main() {
         return;
     }
     let labelled = match label_file {
-        Some(file) => cached_labels(Path::new(file), seed, per_ply, &mut rng, &mut solver)
-            .unwrap_or_else(|e| fail(e)),
-        None => labelled_positions(per_ply, &mut rng, &mut solver),
+        Some(file) => cached_labels(
+            Path::new(file),
+            seed,
+            per_ply,
+            &plies,
+            &mut rng,
+            &mut solver,
+        )
+        .unwrap_or_else(|e| fail(e)),
+        None => labelled_positions(per_ply, &plies, &mut rng, &mut solver),
     };
     let (mut all_kept, mut all_total, mut all_trivial) = (0, 0, 0);
-    for plies in 8..=12 {
+    for plies in plies.clone() {
         let (mut kept, mut total, mut trivial) = (0, 0, 0);
         let mut longest = Duration::ZERO;
         let mut misses = Vec::new();
