@@ -346,18 +346,19 @@ impl Store {
     }
 
     fn games_where(&self, condition: &str) -> Result<Vec<GameRow>, StoreError> {
-        self.rows(&format!(
-                "SELECT id, first, second, kind, opening, seed FROM games WHERE {condition} ORDER BY id"
-            ), [], |r| {
-                Ok(GameRow {
-                    id: r.get(0)?,
-                    first: r.get(1)?,
-                    second: r.get(2)?,
-                    kind: r.get(3)?,
-                    opening: r.get(4)?,
-                    seed: r.get(5)?,
-                })
+        let sql = format!(
+            "SELECT id, first, second, kind, opening, seed FROM games WHERE {condition} ORDER BY id"
+        );
+        self.rows(&sql, [], |r| {
+            Ok(GameRow {
+                id: r.get(0)?,
+                first: r.get(1)?,
+                second: r.get(2)?,
+                kind: r.get(3)?,
+                opening: r.get(4)?,
+                seed: r.get(5)?,
             })
+        })
     }
 
     /// Records game `game` as `played` and, for a ladder game, moves the
@@ -511,7 +512,7 @@ impl Store {
     /// Per player: games played of `kind`, points, forfeits by reason,
     /// moves judged and kept.
     pub fn tallies(&self, kind: &str) -> Result<Vec<Tally>, StoreError> {
-        self.rows("SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
+        let sql = "SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
                  GROUP_CONCAT(forfeit, '|') FROM ( \
                    SELECT first AS p, CASE result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 ELSE 0.5 END AS points, \
                      judged_first AS judged, kept_first AS kept, \
@@ -521,19 +522,20 @@ impl Store {
                    SELECT second, CASE result WHEN '0-1' THEN 1.0 WHEN '1-0' THEN 0.0 ELSE 0.5 END, \
                      judged_second, kept_second, \
                      CASE WHEN result = '1-0' AND reason NOT IN ('line', 'adjudicated') THEN reason END \
-                   FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p", params![kind], |r| {
-                let forfeits: Option<String> = r.get(5)?;
-                Ok(Tally {
-                    player: r.get(0)?,
-                    games: r.get(1)?,
-                    points: r.get(2)?,
-                    judged: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-                    kept: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
-                    forfeits: forfeits
-                        .map(|f| f.split('|').map(str::to_string).collect())
-                        .unwrap_or_default(),
-                })
+                   FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p";
+        self.rows(sql, params![kind], |r| {
+            let forfeits: Option<String> = r.get(5)?;
+            Ok(Tally {
+                player: r.get(0)?,
+                games: r.get(1)?,
+                points: r.get(2)?,
+                judged: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                kept: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                forfeits: forfeits
+                    .map(|f| f.split('|').map(str::to_string).collect())
+                    .unwrap_or_default(),
             })
+        })
     }
 }
 
