@@ -3,8 +3,9 @@
 //! the middle opening, off the book's trees?
 //!
 //! It plays random games (seeded) to positions of 8 to 12 plies (`--plies
-//! A-B` for others, such as `--plies 8-30`) that are not over, labels every move of each with the solver (exact scores, the
-//! book helping), asks the clocked search for a move at MOVETIME ms, and
+//! A-B` for others, such as `--plies 8-30`) that are not over, labels
+//! every move of each with the solver (exact scores, the book helping),
+//! asks the clocked search for a move at MOVETIME ms, and
 //! counts the moves that keep the value. Positions where every move keeps
 //! it (all lost, say) prove nothing and are counted apart. Misses are
 //! printed as move strings with the scores of their moves.
@@ -22,8 +23,8 @@
 //! from the solver with the shipped book. Labelling takes most of a run
 //! (seed 1: 85 s in all, 5 s with the labels read from a file): with
 //! `--labels FILE` the random positions and their labels are written to
-//! FILE, or read from it if it exists (it names the seed and count it
-//! holds), so that comparing versions of the engine costs the moves alone.
+//! FILE, or read from it if it exists (it names the seed, count and
+//! plies it holds), so that comparing versions of the engine costs the moves alone.
 
 use std::ops::RangeInclusive;
 use std::path::Path;
