@@ -28,9 +28,10 @@
 //!
 //! # Replacement
 //!
-//! The first entry of a bucket keeps the position with the most empty cells
-//! (the priority: the biggest subtree, the most work saved by a hit); the
-//! second always takes the newest position. A new position with at least the
+//! The first entry of a bucket keeps the position whose proof cost the most
+//! (the priority, which the solver gives as the bit length of the nodes of
+//! its subtree: the most work saved by a hit); the second always takes the
+//! newest position. A new position with at least the
 //! first entry's priority takes its place and the old one moves to the second
 //! entry; otherwise it goes to the second entry.
 //!
@@ -258,8 +259,8 @@ impl TranspositionTable {
     }
 
     /// Records that the score of `key` is at least `lower`, proved by the
-    /// move in column `best`. `priority` ranks entries for replacement: the
-    /// number of empty cells.
+    /// move in column `best`. `priority` ranks entries for replacement (the
+    /// solver gives the bit length of the nodes the proof cost).
     #[inline]
     pub fn put_lower(&self, key: u64, priority: u32, lower: i32, best: u32) {
         self.update(key, priority, |_, up, _| {

@@ -569,6 +569,7 @@ impl Solver {
     fn negamax(&mut self, p: &Position, mut alpha: i32, mut beta: i32) -> i32 {
         debug_assert!(alpha < beta);
         // Step 1. Count the node; give up if the budget is spent.
+        let start = self.budget.nodes();
         if self.budget.tick() {
             return 0;
         }
@@ -591,7 +592,6 @@ impl Solver {
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
         let stored = |cell: u64| flip(p.column_of(cell));
         let (lo, hi, hint) = self.node_bounds(p, key, alpha);
-        let hint = hint.map(flip);
         if lo >= hi || lo >= beta {
             return lo;
         }
@@ -607,7 +607,8 @@ impl Solver {
             && self.budget.nodes() >= ETC_AFTER_NODES
             && let Some((v, cell)) = self.child_cutoff(p, &children, beta)
         {
-            self.table(empty).put_lower(key, empty, v, stored(cell));
+            self.table(empty)
+                .put_lower(key, self.work_since(start), v, stored(cell));
             return v;
         }
         let alpha_in = alpha;
@@ -615,7 +616,7 @@ impl Solver {
         // most promising first.
         let mut best = i32::MIN;
         let mut best_cell = 0;
-        let first = hint.map_or(0, |c| moves & p.column_mask(c));
+        let first = hint.map_or(0, |c| moves & p.column_mask(flip(c)));
         let rest = MoveSorter::fill(p, moves & !first, &self.order, self.scoring());
         for cell in (first != 0).then_some(first).into_iter().chain(rest) {
             let mut child = *p;
@@ -629,20 +630,19 @@ impl Solver {
                 best_cell = cell;
             }
             if v >= beta {
-                // Step 5a. Fail high: a lower bound.
-                self.table(empty).put_lower(key, empty, v, stored(cell));
-                return v;
+                break;
             }
-            if v > alpha {
-                alpha = v;
-            }
+            alpha = alpha.max(v);
         }
-        // Step 5b. An upper bound, or the exact score if it beat alpha.
-        if best > alpha_in {
-            self.table(empty)
-                .put_exact(key, empty, best, stored(best_cell));
+        // Step 5. A lower bound if it failed high, the exact score if it
+        // beat alpha, else an upper bound.
+        let (tt, work) = (self.table(empty), self.work_since(start));
+        if best >= beta {
+            tt.put_lower(key, work, best, stored(best_cell));
+        } else if best > alpha_in {
+            tt.put_exact(key, work, best, stored(best_cell));
         } else {
-            self.table(empty).put_upper(key, empty, best);
+            tt.put_upper(key, work, best);
         }
         best
     }

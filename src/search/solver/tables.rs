@@ -77,6 +77,14 @@ impl Solver {
         }
     }
 
+    /// The table priority of a node whose search began when the node count
+    /// was `start`: the bit length of the nodes its subtree cost, so that
+    /// the entries that were costly to prove are the ones kept.
+    #[inline(always)]
+    pub(super) fn work_since(&self, start: u64) -> u32 {
+        u64::BITS - (self.budget.nodes() - start).leading_zeros()
+    }
+
     /// The bounds of `p`'s score known before searching it: from the
     /// rules (nobody wins at once), a layer's outcome, the table entry at
     /// `key` (with the entry's best column as stored, in the frame of the
