@@ -18,7 +18,7 @@ use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, Scoring, centre_first, first_in_order};
 use helpers::{next_window, outcome_window, publish_window};
 pub use tables::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB};
-use tables::{deep_table, key_bits, table_key};
+use tables::{deep_table, forced_line, key_bits, table_key};
 
 /// Enhanced transposition cutoffs (a child's stored bound deciding its
 /// parent before any move is searched) in nodes with at least this many
@@ -435,11 +435,25 @@ impl Solver {
 
     /// The lower and upper bounds on `p`'s exact score (from the side to
     /// move) that the table holds, if any: a single probe, cheap enough
-    /// for every node of another search.
+    /// for every node of another search. The search stores nothing for a
+    /// position it settles without a node of its own (one forced move, a
+    /// loss or win at once, the last two stones): the forced moves are
+    /// followed, and the bounds are those where they lead, negated when the
+    /// other side moves there.
     pub fn table_bounds(&self, p: &Position) -> (Option<i32>, Option<i32>) {
-        self.table(p.empty_cells())
-            .get(table_key(p).0)
-            .map_or((None, None), |b| (b.lower, b.upper))
+        let (q, negated, exact) = forced_line(p);
+        let (lower, upper) = match exact {
+            Some(v) => (Some(v), Some(v)),
+            None => self
+                .table(q.empty_cells())
+                .get(table_key(&q).0)
+                .map_or((None, None), |b| (b.lower, b.upper)),
+        };
+        if negated {
+            (upper.map(|u| -u), lower.map(|l| -l))
+        } else {
+            (lower, upper)
+        }
     }
 
     /// The cells among `moves` (moves of `p` that do not end the game)
@@ -555,6 +569,29 @@ impl Solver {
         }
     }
 
+    /// The score of `p` (with `moves` its moves that do not lose at once)
+    /// if it needs no search of its own, within the window of
+    /// [`Solver::negamax`]: every move loses, the board fills up, the book
+    /// knows it, or one move is forced, which is played at once (nothing is
+    /// stored for a forced position: the one after it has its own entry).
+    #[inline(always)]
+    fn settled(&mut self, p: &Position, moves: u64, alpha: i32, beta: i32) -> Option<i32> {
+        if moves == 0 {
+            return Some(score::loss_next(p));
+        }
+        if p.moves_played() + 2 >= p.columns() * p.rows() {
+            return Some(0);
+        }
+        if let Some(m) = self.book_entry(p) {
+            return Some(m.score);
+        }
+        (moves & (moves - 1) == 0).then(|| {
+            let mut child = *p;
+            child.play_cell(moves);
+            -self.negamax(&child, -beta, -alpha)
+        })
+    }
+
     /// Fail-soft negamax with alpha-beta.
     ///
     /// Contract: `p` is not over and the side to move cannot win at once
@@ -573,17 +610,10 @@ impl Solver {
         if self.budget.tick() {
             return 0;
         }
-        // Step 2. Forced outcomes: every move loses, or the board fills up.
+        // Step 2. Positions settled without a search of their own.
         let moves = p.non_losing_moves();
-        if moves == 0 {
-            return score::loss_next(p);
-        }
-        if p.moves_played() + 2 >= p.columns() * p.rows() {
-            return 0;
-        }
-        // Step 2b. The book's exact score of an early position.
-        if let Some(m) = self.book_entry(p) {
-            return m.score;
+        if let Some(v) = self.settled(p, moves, alpha, beta) {
+            return v;
         }
         // Step 3. Bounds from the rules, a layer's outcome and the table.
         let (key, mirrored) = table_key(p);
