@@ -29,8 +29,11 @@ pub fn first_in_order(order: &[u64], cells: u64) -> u64 {
 /// How [`MoveSorter::fill`] scores a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scoring {
-    /// By the threats it creates: the empty cells where the mover could
-    /// then complete a line.
+    /// By the threats it creates (the empty cells where the mover could
+    /// then complete a line) that are not right above a cell where the
+    /// opponent could complete one (the opponent would win there first),
+    /// those right above a playable cell counting more: the opponent can
+    /// no longer play below them.
     Threats,
     /// The same, and among moves that create as many, first those that
     /// leave a threat on a playable cell, which the opponent must answer
@@ -39,13 +42,18 @@ pub enum Scoring {
 }
 
 impl Scoring {
-    /// The score of `p`'s move at `cell`: the higher, the earlier it is
-    /// searched.
+    /// The score of `p`'s move at `cell`, where `opponent` holds the cells
+    /// the opponent could complete a line on: the higher, the earlier it
+    /// is searched.
     #[inline]
-    fn score(self, p: &Position, cell: u64) -> u32 {
+    fn score(self, p: &Position, cell: u64, opponent: u64) -> u32 {
         let threats = p.threats_after(cell);
         match self {
-            Scoring::Threats => threats.count_ones(),
+            Scoring::Threats => {
+                let useful = threats & !(opponent << 1);
+                let next = useful & (p.possible_after(cell) << 1);
+                3 * useful.count_ones() + 2 * next.count_ones()
+            }
             Scoring::ForcingFirst => {
                 let forcing = (threats & p.possible_after(cell)).count_ones();
                 threats.count_ones() << 4 | forcing.min(15)
@@ -99,10 +107,11 @@ impl MoveSorter {
             }
             return sorter;
         }
+        let opponent = p.opponent_winning_cells();
         for &column in order.iter().rev() {
             let cell = moves & column;
             if cell != 0 {
-                sorter.add(cell, scoring.score(p, cell));
+                sorter.add(cell, scoring.score(p, cell, opponent));
             }
         }
         sorter
@@ -162,6 +171,27 @@ mod tests {
         // Threats alone: the tie goes to the column nearer the centre.
         assert_eq!(first_two(Scoring::Threats), vec![2, 1]);
         assert_eq!(first_two(Scoring::ForcingFirst), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_threat_above_the_opponents_counts_for_nothing() {
+        // Moves 12311223 (1-based), the first player (X) to move:
+        //   row 2:  X X . . . . .
+        //   row 1:  O O O . . . .
+        //   row 0:  X O X . . . .
+        // X in column 2 (0-based) threatens row 2 of column 3, right above
+        // O's threat in row 1: O would win there first.
+        let mut p = Position::new(crate::rules::Rules::STANDARD);
+        for c in [0, 1, 2, 0, 0, 1, 1, 2] {
+            p.play(c);
+        }
+        let cell = p.possible() & p.column_mask(2);
+        let opponent = p.opponent_winning_cells();
+        assert_eq!(opponent, p.cell_bit(3, 1));
+        assert_eq!(p.threats_after(cell), p.cell_bit(3, 2));
+        assert_eq!(Scoring::Threats.score(&p, cell, opponent), 0);
+        // Without O's threat the same threat counts.
+        assert_eq!(Scoring::Threats.score(&p, cell, 0), 3);
     }
 
     #[test]
