@@ -388,7 +388,7 @@ impl Position {
     }
 
     /// Cells outside `occupied` where the owner of `b` would complete a line.
-    #[inline]
+    #[inline(always)]
     pub fn winning_cells_among(&self, b: u64, occupied: u64) -> u64 {
         let h = u32::from(self.height);
         let free = self.board & !occupied;
@@ -398,6 +398,15 @@ impl Position {
             let r = if h == 7 { fours(b, 7) } else { fours(b, h) };
             return r & free;
         }
+        self.winning_cells_of_any_length(b) & free
+    }
+
+    /// [`Position::winning_cells_among`] for lines of any length, occupied
+    /// cells included: kept out of line, the solver's callers inline the
+    /// four-in-a-row case alone.
+    #[inline(never)]
+    fn winning_cells_of_any_length(&self, b: u64) -> u64 {
+        let h = u32::from(self.height);
         let k = u32::from(self.inarow);
         let mut r = 0;
         for d in [1, h, h - 1, h + 1] {
@@ -413,7 +422,7 @@ impl Position {
                 r |= before[j] & after[k as usize - 1 - j];
             }
         }
-        r & free
+        r
     }
 
     /// Cells where the side to move would complete a line.
@@ -447,16 +456,27 @@ impl Position {
     /// another threat right above); if it threatens two, the result is empty.
     #[inline]
     pub fn non_losing_moves(&self) -> u64 {
-        let mut possible = self.possible();
-        let threats = self.opponent_winning_cells();
-        let forced = possible & threats;
-        if forced != 0 {
-            if forced & (forced - 1) != 0 {
-                return 0;
-            }
-            possible = forced;
-        }
-        possible & !(threats >> 1)
+        non_losing(self.possible(), self.opponent_winning_cells())
+    }
+
+    /// The first of `moves` (cells of moves that do not lose at once)
+    /// after which the opponent has no move that does not lose at once: a
+    /// win with the stone after next. 0 if there is none. Only for
+    /// positions with at least three empty cells (with fewer, such a move
+    /// may fill the board instead).
+    #[inline]
+    pub fn move_leaving_no_defence(&self, moves: u64) -> u64 {
+        cells(moves)
+            .find(|&cell| self.leaves_no_defence(cell, self.threats_after(cell)))
+            .unwrap_or(0)
+    }
+
+    /// Whether the opponent has no move that does not lose at once after
+    /// the side to move plays `cell`, where it then threatens `threats`
+    /// (see [`Position::threats_after`]).
+    #[inline(always)]
+    pub fn leaves_no_defence(&self, cell: u64, threats: u64) -> bool {
+        non_losing(self.possible_after(cell), threats) == 0
     }
 
     /// The empty cells the side to move would threaten (could complete a
@@ -520,6 +540,21 @@ impl Position {
         };
         p
     }
+}
+
+/// Which of the playable cells `possible` do not hand the owner of the
+/// winning cells `threats` a win on its next move (see
+/// [`Position::non_losing_moves`]).
+#[inline(always)]
+fn non_losing(mut possible: u64, threats: u64) -> u64 {
+    let forced = possible & threats;
+    if forced != 0 {
+        if forced & (forced - 1) != 0 {
+            return 0;
+        }
+        possible = forced;
+    }
+    possible & !(threats >> 1)
 }
 
 /// `b` with its `n` columns of `h` bits in reverse order.

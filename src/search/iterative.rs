@@ -700,7 +700,7 @@ mod tests {
         let cases = crate::bench::parse_cases(Rules::STANDARD, &text).unwrap();
         let mut judge = Solver::new(16).with_book(None);
         let (mut corrected, mut seen) = (0, 0);
-        for case in cases.iter().take(120) {
+        for case in cases.iter().take(400) {
             let p = *case.game.position();
             let moves = case.game.move_string();
             let scores = judge.analyze(&p);

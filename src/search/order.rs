@@ -26,7 +26,12 @@ pub fn first_in_order(order: &[u64], cells: u64) -> u64 {
         .expect("every cell lies in some column of the order")
 }
 
-/// How [`MoveSorter::fill`] scores a move.
+/// The score of a move after which the opponent has no move that does not
+/// lose at once: above every other (see [`MoveSorter::winner`]).
+const WINS: u32 = u32::MAX;
+
+/// How [`MoveSorter::fill`] scores a move (a move that leaves the opponent
+/// no defence scores above all, either way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scoring {
     /// By the threats it creates (the empty cells where the mover could
@@ -48,6 +53,9 @@ impl Scoring {
     #[inline]
     fn score(self, p: &Position, cell: u64, opponent: u64) -> u32 {
         let threats = p.threats_after(cell);
+        if p.leaves_no_defence(cell, threats) {
+            return WINS;
+        }
         match self {
             Scoring::Threats => {
                 let useful = threats & !(opponent << 1);
@@ -115,6 +123,14 @@ impl MoveSorter {
             }
         }
         sorter
+    }
+
+    /// A move still in the list after which the opponent has no move that
+    /// does not lose at once (a win with the stone after next), if it
+    /// holds one: the side to move needs no search.
+    #[inline]
+    pub fn winner(&self) -> Option<u64> {
+        (self.len > 0 && self.scores[self.len - 1] == WINS).then(|| self.cells[self.len - 1])
     }
 }
 
@@ -192,6 +208,34 @@ mod tests {
         assert_eq!(Scoring::Threats.score(&p, cell, opponent), 0);
         // Without O's threat the same threat counts.
         assert_eq!(Scoring::Threats.score(&p, cell, 0), 3);
+    }
+
+    #[test]
+    fn a_move_that_leaves_no_defence_is_the_winner_either_way() {
+        // Moves 3344 (1-based): the first player makes three in the bottom
+        // row, open at both ends, in column 1 or 4 (0-based).
+        let mut p = Position::new(crate::rules::Rules::STANDARD);
+        for c in [2, 2, 3, 3] {
+            p.play(c);
+        }
+        let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
+        for scoring in [Scoring::Threats, Scoring::ForcingFirst] {
+            let mut sorter = MoveSorter::fill(&p, p.possible(), &order, scoring);
+            let winner = sorter.winner().map(|cell| p.column_of(cell));
+            assert_eq!(winner, Some(4), "{scoring:?}: the nearer the centre");
+            sorter.next();
+            assert_eq!(sorter.winner().map(|cell| p.column_of(cell)), Some(1));
+            sorter.next();
+            assert_eq!(sorter.winner(), None);
+        }
+        // Without the stone in column 4 (0-based) no move wins so.
+        let mut q = Position::new(crate::rules::Rules::STANDARD);
+        for c in [2, 2, 3] {
+            q.play(c);
+        }
+        let order: Vec<u64> = centre_first(7).iter().map(|&c| q.column_mask(c)).collect();
+        let sorter = MoveSorter::fill(&q, q.non_losing_moves(), &order, Scoring::Threats);
+        assert_eq!(sorter.winner(), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `helpers`. What each setting bought is in docs/solver.md.
 
 mod helpers;
+mod settle;
 mod tables;
 
 use std::sync::Arc;
@@ -17,8 +18,9 @@ use crate::search::bounds_table::TranspositionTable;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, Scoring, centre_first, first_in_order};
 use helpers::{next_window, outcome_window, publish_window};
+use settle::{Settled, forced_line, settle};
 pub use tables::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB};
-use tables::{deep_table, forced_line, key_bits, table_key};
+use tables::{deep_table, key_bits, table_key};
 
 /// Enhanced transposition cutoffs (a child's stored bound deciding its
 /// parent before any move is searched) in nodes with at least this many
@@ -571,25 +573,20 @@ impl Solver {
 
     /// The score of `p` (with `moves` its moves that do not lose at once)
     /// if it needs no search of its own, within the window of
-    /// [`Solver::negamax`]: every move loses, the board fills up, the book
-    /// knows it, or one move is forced, which is played at once (nothing is
-    /// stored for a forced position: the one after it has its own entry).
+    /// [`Solver::negamax`]: as [`settle`] says, or as the book knows. A
+    /// forced move is played at once (nothing is stored for the position
+    /// before it: the one after it has its own entry).
     #[inline(always)]
     fn settled(&mut self, p: &Position, moves: u64, alpha: i32, beta: i32) -> Option<i32> {
-        if moves == 0 {
-            return Some(score::loss_next(p));
+        match settle(p, moves) {
+            Settled::Score(v) => Some(v),
+            Settled::Forced(cell) => {
+                let mut child = *p;
+                child.play_cell(cell);
+                Some(-self.negamax(&child, -beta, -alpha))
+            }
+            Settled::Open => self.book_entry(p).map(|m| m.score),
         }
-        if p.moves_played() + 2 >= p.columns() * p.rows() {
-            return Some(0);
-        }
-        if let Some(m) = self.book_entry(p) {
-            return Some(m.score);
-        }
-        (moves & (moves - 1) == 0).then(|| {
-            let mut child = *p;
-            child.play_cell(moves);
-            -self.negamax(&child, -beta, -alpha)
-        })
     }
 
     /// Fail-soft negamax with alpha-beta.
@@ -648,6 +645,9 @@ impl Solver {
         let mut best_cell = 0;
         let first = hint.map_or(0, |c| moves & p.column_mask(flip(c)));
         let rest = MoveSorter::fill(p, moves & !first, &self.order, self.scoring());
+        if rest.winner().is_some() {
+            return score::upper_bound(p);
+        }
         for cell in (first != 0).then_some(first).into_iter().chain(rest) {
             let mut child = *p;
             child.play_cell(cell);

@@ -66,35 +66,6 @@ pub(super) fn table_key(p: &Position) -> (u64, bool) {
     (key, false)
 }
 
-/// Where the moves the search plays without a node of its own (see
-/// `Solver::settled`) lead from `p`: the position, whether the other side
-/// moves there, and its exact score when the search settles it without a
-/// table entry (a win at once, every move loses at once, the board fills
-/// up with the next two stones).
-pub(super) fn forced_line(p: &Position) -> (Position, bool, Option<i32>) {
-    let (mut q, mut negated) = (*p, false);
-    loop {
-        if q.is_over() {
-            return (q, negated, None);
-        }
-        if q.winning_moves() != 0 {
-            return (q, negated, Some(score::win_now(&q)));
-        }
-        let moves = q.non_losing_moves();
-        if moves == 0 {
-            return (q, negated, Some(score::loss_next(&q)));
-        }
-        if q.moves_played() + 2 >= q.columns() * q.rows() {
-            return (q, negated, Some(0));
-        }
-        if moves & (moves - 1) != 0 {
-            return (q, negated, None);
-        }
-        q.play_cell(moves);
-        negated = !negated;
-    }
-}
-
 impl Solver {
     /// The table of positions with `empty` empty cells (see `deep_tt`).
     #[inline(always)]
