@@ -53,6 +53,14 @@ pub(super) fn outcome_window(min: i32, max: i32) -> Option<i32> {
     [0, -1].into_iter().find(|&w| min <= w && w < max)
 }
 
+/// The null window next to the proven end of a score known to lie in
+/// `[min, max]`, on the side of the outcome: `(min, min + 1)` for a win
+/// (`min > 0`), `(max - 1, max)` otherwise. Most won positions of a hard
+/// search are won by the least the proof of the outcome already shows.
+pub(super) fn edge_window(min: i32, max: i32) -> i32 {
+    if min > 0 { min } else { max - 1 }
+}
+
 /// The window to probe beside another thread that probes `(med, med + 1)`
 /// on a score known to lie in `[min, max]`: the one that thread probes
 /// next if its answer points towards zero, else the one it probes next
@@ -359,6 +367,11 @@ mod tests {
         assert_eq!(outcome_window(-3, 0), Some(-1));
         assert_eq!(outcome_window(1, 10), None);
         assert_eq!(outcome_window(-5, -1), None);
+        // Once the outcome is known: next to the bound its proof gave.
+        assert_eq!(edge_window(1, 10), 1);
+        assert_eq!(edge_window(4, 10), 4);
+        assert_eq!(edge_window(-10, -1), -2);
+        assert_eq!(edge_window(-10, -3), -4);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::score::{self, Outcome};
 use crate::search::bounds_table::TranspositionTable;
 use crate::search::limits::{Budget, Limits};
 use crate::search::order::{MoveSorter, Scoring, centre_first, first_in_order};
-use helpers::{next_window, outcome_window, publish_window};
+use helpers::{edge_window, next_window, outcome_window, publish_window};
 use settle::{Settled, forced_line, settle};
 pub use tables::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB};
 use tables::{deep_table, key_bits, table_key};
@@ -277,14 +277,20 @@ impl Solver {
     /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
     /// the far windows first, which cost little and narrow the range, and
     /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`], the windows of
-    /// the outcome (searching alone: helpers beside it prove the outcome).
+    /// the outcome (searching alone: helpers beside it prove the outcome),
+    /// then the window next to the bound that proof gave
+    /// ([`helpers::edge_window`]).
     fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
         let mut hard = false;
+        let mut edge = false;
         while min < max {
-            let med = hard
-                .then(|| outcome_window(min, max))
-                .flatten()
-                .unwrap_or_else(|| next_window(min, max));
+            let outcome = hard.then(|| outcome_window(min, max)).flatten();
+            let med = if edge && outcome.is_none() {
+                edge_window(min, max)
+            } else {
+                outcome.unwrap_or_else(|| next_window(min, max))
+            };
+            edge = outcome.is_some();
             if let Some(probes) = &self.probes {
                 publish_window(probes, med);
             }
