@@ -449,10 +449,10 @@ impl Searcher {
         previous: u32,
     ) -> Option<(u32, i32)> {
         let first = candidates & p.column_mask(previous);
-        let rest = MoveSorter::fill(p, candidates & !first, &self.order, Scoring::Threats);
+        let moves = MoveSorter::fill(p, candidates, first, &self.order, Scoring::Threats);
         let mut best = (previous, -INFINITY);
         let mut alpha = -INFINITY;
-        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+        for cell in moves {
             let mut child = *p;
             child.play_cell(cell);
             let v = -self.alphabeta(&child, depth - 1, -INFINITY, -alpha);
@@ -532,10 +532,10 @@ impl Searcher {
         let (alpha_in, beta_in) = (alpha, beta);
         // Step 5. The moves: the table's first, then by threats created.
         let first = hint.map_or(0, |c| moves & p.column_mask(c));
-        let rest = MoveSorter::fill(p, moves & !first, &self.order, Scoring::Threats);
+        let sorted = MoveSorter::fill(p, moves, first, &self.order, Scoring::Threats);
         let mut best = -INFINITY;
         let mut best_column = None;
-        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+        for cell in sorted {
             let mut child = *p;
             child.play_cell(cell);
             let v = -self.alphabeta(&child, depth - 1, -beta, -alpha);

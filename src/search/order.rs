@@ -30,6 +30,10 @@ pub fn first_in_order(order: &[u64], cells: u64) -> u64 {
 /// lose at once: above every other (see [`MoveSorter::winner`]).
 const WINS: u32 = u32::MAX;
 
+/// The score of the move asked to come first: above every other but
+/// [`WINS`].
+const FIRST: u32 = WINS - 1;
+
 /// How [`MoveSorter::fill`] scores a move (a move that leaves the opponent
 /// no defence scores above all, either way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,9 +108,18 @@ impl MoveSorter {
     }
 
     /// Fills the list with the moves in `moves`, scored as `scoring` says,
-    /// in the given column order (most preferred column first).
+    /// in the given column order (most preferred column first); `first` (a
+    /// cell of `moves`, or 0: the table's move, or the last iteration's
+    /// best) comes before every other move but one that leaves the
+    /// opponent no defence.
     #[inline]
-    pub fn fill(p: &Position, moves: u64, order: &[u64], scoring: Scoring) -> MoveSorter {
+    pub fn fill(
+        p: &Position,
+        moves: u64,
+        first: u64,
+        order: &[u64],
+        scoring: Scoring,
+    ) -> MoveSorter {
         let mut sorter = MoveSorter::new();
         if moves & moves.wrapping_sub(1) == 0 {
             // One move or none: nothing to sort, no threats to count.
@@ -119,7 +132,12 @@ impl MoveSorter {
         for &column in order.iter().rev() {
             let cell = moves & column;
             if cell != 0 {
-                sorter.add(cell, scoring.score(p, cell, opponent));
+                let score = match scoring.score(p, cell, opponent) {
+                    WINS => WINS,
+                    _ if cell == first => FIRST,
+                    score => score,
+                };
+                sorter.add(cell, score);
             }
         }
         sorter
@@ -179,7 +197,7 @@ mod tests {
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
         let first_two = |scoring| {
-            MoveSorter::fill(&p, p.possible(), &order, scoring)
+            MoveSorter::fill(&p, p.possible(), 0, &order, scoring)
                 .take(2)
                 .map(|cell| p.column_of(cell))
                 .collect::<Vec<_>>()
@@ -220,7 +238,7 @@ mod tests {
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
         for scoring in [Scoring::Threats, Scoring::ForcingFirst] {
-            let mut sorter = MoveSorter::fill(&p, p.possible(), &order, scoring);
+            let mut sorter = MoveSorter::fill(&p, p.possible(), 0, &order, scoring);
             let winner = sorter.winner().map(|cell| p.column_of(cell));
             assert_eq!(winner, Some(4), "{scoring:?}: the nearer the centre");
             sorter.next();
@@ -234,7 +252,7 @@ mod tests {
             q.play(c);
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| q.column_mask(c)).collect();
-        let sorter = MoveSorter::fill(&q, q.non_losing_moves(), &order, Scoring::Threats);
+        let sorter = MoveSorter::fill(&q, q.non_losing_moves(), 0, &order, Scoring::Threats);
         assert_eq!(sorter.winner(), None);
     }
 

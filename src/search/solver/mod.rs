@@ -645,16 +645,20 @@ impl Solver {
             return v;
         }
         let alpha_in = alpha;
-        // Step 4. Search the moves: the table's move first, then the rest,
-        // most promising first.
-        let mut best = i32::MIN;
-        let mut best_cell = 0;
+        // Step 4. Search the moves: the table's move first, then the most
+        // promising. One that leaves no defence wins with the stone after
+        // next; without one, the best left is a win a stone later.
         let first = hint.map_or(0, |c| moves & p.column_mask(flip(c)));
-        let rest = MoveSorter::fill(p, moves & !first, &self.order, self.scoring());
-        if rest.winner().is_some() {
+        let sorted = MoveSorter::fill(p, moves, first, &self.order, self.scoring());
+        if sorted.winner().is_some() {
             return score::upper_bound(p);
         }
-        for cell in (first != 0).then_some(first).into_iter().chain(rest) {
+        beta = beta.min(score::upper_bound(p) - 1);
+        if alpha >= beta {
+            return beta;
+        }
+        let (mut best, mut best_cell) = (i32::MIN, 0);
+        for cell in sorted {
             let mut child = *p;
             child.play_cell(cell);
             let v = -self.negamax(&child, -beta, -alpha);
