@@ -246,9 +246,11 @@ mod tests {
             sorter.next();
             assert_eq!(sorter.winner(), None);
         }
-        // Without the stone in column 4 (0-based) no move wins so.
+        // With the opponent's stone at the left end of that row (column 1,
+        // 0-based), every three the first player can make there has one
+        // open end: no move wins so.
         let mut q = Position::new(crate::rules::Rules::STANDARD);
-        for c in [2, 2, 3] {
+        for c in [2, 2, 3, 1] {
             q.play(c);
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| q.column_mask(c)).collect();

@@ -55,8 +55,9 @@ pub(super) fn outcome_window(min: i32, max: i32) -> Option<i32> {
 
 /// The null window next to the proven end of a score known to lie in
 /// `[min, max]`, on the side of the outcome: `(min, min + 1)` for a win
-/// (`min > 0`), `(max - 1, max)` otherwise. Most won positions of a hard
-/// search are won by the least the proof of the outcome already shows.
+/// (`min > 0`), `(max - 1, max)` otherwise: one probe settles the score
+/// when it is the least the proof of the outcome showed, as on the empty
+/// board (docs/solver.md has what it costs where it is not).
 pub(super) fn edge_window(min: i32, max: i32) -> i32 {
     if min > 0 { min } else { max - 1 }
 }
