@@ -69,11 +69,9 @@ mod tests {
     use crate::rules::Rules;
 
     fn position(moves: &str) -> Position {
-        let mut p = Position::new(Rules::STANDARD);
-        for c in moves.bytes() {
-            p.play(u32::from(c - b'1'));
-        }
-        p
+        *crate::Game::from_move_string(Rules::STANDARD, moves)
+            .expect("a legal line")
+            .position()
     }
 
     #[test]
