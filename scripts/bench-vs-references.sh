@@ -9,6 +9,9 @@
 #     default 1 GB table), driven by scripts/steininger-driver.cpp (one
 #     position a line: as published, it solves one position fixed in its
 #     source).
+# On x86-64 both are compiled with -mpopcnt, the one instruction beyond
+# the baseline that ours is built with (.cargo/config.toml), so that the
+# three count bits with the same instruction.
 # For each public set, and for the empty board (ours and Steininger's, as
 # issue #45 compares them), the whole-process wall time of
 # each on the same input, the median of RUNS interleaved runs, and our time
@@ -45,18 +48,32 @@ unpack() {
         touch "$built/$name/.unpacked"
     fi
 }
+# The instruction set ours is built with beyond the baseline, for both.
+extra_flags=""
+[ "$(uname -m)" = x86_64 ] && extra_flags="-mpopcnt"
+# Whether the build in target/references/NAME was made with these flags
+# (a build from before is made again).
+built_with_flags() {
+    [ "$(cat "$built/$1/.flags" 2>/dev/null)" = "flags: $extra_flags" ]
+}
 unpack pons "$pons_repo" d6ba50d8aaf2308c769d9bf2abd42d90f34baf41
-[ -x "$built/pons/c4solver" ] || make -s -C "$built/pons" c4solver >&2
+if ! built_with_flags pons || [ ! -x "$built/pons/c4solver" ]; then
+    make -s -C "$built/pons" clean >&2
+    make -s -C "$built/pons" c4solver CXXFLAGS="--std=c++11 -W -Wall -O3 -DNDEBUG $extra_flags" >&2
+    echo "flags: $extra_flags" > "$built/pons/.flags"
+fi
 unpack steininger "$steininger_repo" 80baa53
 st="$built/steininger"
-if [ ! -x "$st/c4-lines" ]; then
+if ! built_with_flags steininger || [ ! -x "$st/c4-lines" ]; then
     sed -i 's/^inline constexpr int NUM_THREADS = .*;/inline constexpr int NUM_THREADS = 1;/' \
         "$st/src/solver/settings.h"
     grep -q "NUM_THREADS = 1;" "$st/src/solver/settings.h" || { echo "settings.h: NUM_THREADS not set" >&2; exit 1; }
     cp "$repo/scripts/steininger-driver.cpp" "$st/src/lines.cpp"
     mapfile -t sources < <(cd "$st" && find src/solver -name '*.cpp' | sort)
-    (cd "$st" && g++ -std=c++20 -O3 -flto -Wall -DNDEBUG -pthread -I src \
+    # shellcheck disable=SC2086 # the flags are words
+    (cd "$st" && g++ -std=c++20 -O3 -flto $extra_flags -Wall -DNDEBUG -pthread -I src \
         src/lines.cpp "${sources[@]}" -o c4-lines)
+    echo "flags: $extra_flags" > "$st/.flags"
 fi
 pons="$built/pons/c4solver"
 steininger="$st/c4-lines"
