@@ -12,6 +12,7 @@ use super::tables::{DEEP_BELOW_EMPTY, deep_table};
 use crate::position::Position;
 use crate::score;
 use crate::search::limits::{Budget, Limits};
+use crate::search::order::first_in_order;
 
 /// Helpers start only after this many nodes alone: starting them costs
 /// more than an easy position takes.
@@ -20,16 +21,27 @@ const HELPERS_AFTER_NODES: u64 = 100_000;
 /// before it looks for the next one.
 const PROBE_WAIT: Duration = Duration::from_micros(100);
 
-/// Publishes the null window `(med, med + 1)` as the one probed now: a
-/// count of the windows published (high half) and `med` (low half).
-pub(super) fn publish_window(probes: &AtomicU64, med: i32) {
-    let count = (probes.load(Ordering::Relaxed) >> 32) + 1;
-    probes.store(count << 32 | u64::from(med as u32), Ordering::Relaxed);
+/// Publishes the null window `(med, med + 1)` as the one probed now, and
+/// whether it is a `dear` one (the outcome's, or the one next to the
+/// bound its proof gave, probed once a probe proved costly): a count of
+/// the windows published (bits 33 and up), the flag (bit 32) and `med`
+/// (low half).
+pub(super) fn publish_window(probes: &AtomicU64, med: i32, dear: bool) {
+    let count = (probes.load(Ordering::Relaxed) >> 33) + 1;
+    probes.store(
+        count << 33 | u64::from(dear) << 32 | u64::from(med as u32),
+        Ordering::Relaxed,
+    );
 }
 
 /// The `med` of a window published by [`publish_window`].
 fn probe_window(word: u64) -> i32 {
     word as u32 as i32
+}
+
+/// Whether a window published by [`publish_window`] is a dear one.
+fn is_dear(word: u64) -> bool {
+    word >> 32 & 1 == 1
 }
 
 /// The null window `(med, med + 1)` to probe next on a score known to lie
@@ -92,11 +104,12 @@ impl Solver {
     /// with the same table (for the positions near the root: see
     /// [`DEEP_BELOW_EMPTY`]); the helpers stop when `search` returns.
     ///
-    /// The first helper proves the outcome (the dearest probes early in
-    /// the game) while this thread narrows the score from its bounds, then
-    /// probes ahead of this thread the windows it will probe next, then
-    /// each window this thread probes on the root's children from the
-    /// other end ([`Solver::follow_probes`]); the others prove the root's
+    /// The first helper follows this thread's probes
+    /// ([`Solver::follow_probes`]): it splits the dear ones (the outcome's
+    /// and the one after it) with this thread, from the other end of the
+    /// moves where their proofs need every move, probes ahead of this
+    /// thread the windows it will probe next, and tries the others on the
+    /// root's children from the other end; the others prove the root's
     /// children ([`Solver::prove_children`]). Helpers start only after
     /// [`HELPERS_AFTER_NODES`] nodes alone and only on processors the
     /// system says are idle (else this thread goes on alone); a helper
@@ -169,9 +182,6 @@ impl Solver {
                     // what little it gets, it takes from this thread.
                     helper.budget.pause_when_starved();
                     if index == 1 {
-                        if !weak && helper.solve_alone(&p, true).is_none() {
-                            return;
-                        }
                         helper.follow_probes(&p, probes, stop, !weak);
                     } else {
                         helper.prove_children(&p, weak, index);
@@ -191,17 +201,21 @@ impl Solver {
     /// The first helper's work beside a thread that narrows `p`'s score
     /// with the null windows it publishes on `probes`.
     ///
-    /// For an `exact` score of a position whose bounds the threads share
-    /// (at least [`DEEP_BELOW_EMPTY`] empty cells), it probes the window
-    /// that thread will probe next (see [`window_beside`], from the bounds
-    /// the table holds), one after another: each answer lands in the
-    /// shared table, where that thread's next probe of the root finds it.
-    /// When no such window is left, or for an outcome alone, it tries each
-    /// published window on the root's children from the far end of
-    /// centre-first order until the window changes or a child proves it
-    /// (see [`Solver::probe_children`]), so that the other thread, coming
-    /// from the near end, finds the rest proven in the table. Ends when
-    /// `stop` is set.
+    /// A dear window (the outcome's, or the one next to the bound its
+    /// proof gave: see [`publish_window`]) it splits with
+    /// that thread: it proves, from the far end, the children of the node
+    /// where the proof needs every move, while that thread comes from the
+    /// near end and finds them in the table ([`Solver::probe_under`]).
+    /// Otherwise, for an `exact` score of a position whose bounds the
+    /// threads share (at least [`DEEP_BELOW_EMPTY`] empty cells), it
+    /// probes the window that thread will probe next (see
+    /// [`window_beside`], from the bounds the table holds), one after
+    /// another: each answer lands in the shared table, where that thread's
+    /// next probe of the root finds it. When no such window is left, or
+    /// for an outcome alone, it tries each published window on the root's
+    /// children from the far end of centre-first order until the window
+    /// changes or a child proves it (see [`Solver::probe_children`]).
+    /// Ends when `stop` is set.
     fn follow_probes(
         &mut self,
         p: &Position,
@@ -214,21 +228,45 @@ impl Solver {
         let mut seen = 0;
         while !stop.load(Ordering::Relaxed) {
             let word = probes.load(Ordering::Relaxed);
-            let ahead = if shared && word != 0 {
-                self.window_ahead(p, probe_window(word))
+            let med = probe_window(word);
+            let fresh = word != 0 && word != seen;
+            let split = (fresh && is_dear(word)).then(|| self.split_depth(p, med));
+            let ahead = if split.is_none() && shared && word != 0 {
+                self.window_ahead(p, med)
             } else {
                 None
             };
             self.budget = budget.clone();
             self.budget.stop_when_changed(Arc::clone(probes), word);
-            if let Some(med) = ahead {
+            if let Some(depth) = split {
+                seen = word;
+                self.probe_under(p, med, depth);
+                // Expected to fail low: every child of the root is needed.
+                if depth == 2 && !self.budget.aborted() {
+                    self.probe_children(p, med);
+                }
+            } else if let Some(med) = ahead {
                 self.negamax(p, med, med + 1);
             } else if word == seen {
                 std::thread::park_timeout(PROBE_WAIT);
             } else {
                 seen = word;
-                self.probe_children(p, probe_window(word));
+                self.probe_children(p, med);
             }
+        }
+    }
+
+    /// How many first moves down from `p` the proof of a dear null window
+    /// `(med, med + 1)` (see [`publish_window`]) first needs every move: 2
+    /// for the one at a proven lower bound (expected to fail low, as after
+    /// the proof of a win: the first move needs one answer, whose children
+    /// are all needed), else 1 (the first move's children are all needed
+    /// if it fails high).
+    fn split_depth(&self, p: &Position, med: i32) -> u32 {
+        if self.proven_bounds(p).0 == Some(med) {
+            2
+        } else {
+            1
         }
     }
 
@@ -259,6 +297,32 @@ impl Solver {
                 return;
             }
         }
+    }
+
+    /// Tries the null window `(med, med + 1)` of `p` `depth` first moves
+    /// down (each the table's move, else the first in centre-first order,
+    /// as the other thread searches them): on the children there, from the
+    /// far end (see [`Solver::probe_children`]), the window negated at each
+    /// move. Nothing if the line ends on a position the search settles
+    /// without a node of its own.
+    fn probe_under(&mut self, p: &Position, med: i32, depth: u32) {
+        let (mut q, mut med) = (*p, med);
+        for _ in 0..depth {
+            let moves = q.non_losing_moves();
+            if moves == 0 {
+                return;
+            }
+            let first = match self.table_move(&q) & moves {
+                0 => first_in_order(&self.order, moves),
+                cell => cell,
+            };
+            q.play_cell(first);
+            med = -med - 1;
+            if q.is_full() || q.winning_moves() != 0 || q.non_losing_moves() == 0 {
+                return;
+            }
+        }
+        self.probe_children(&q, med);
     }
 
     /// The cells of `p`'s moves that do not lose at once, from the far
@@ -344,10 +408,11 @@ mod tests {
     fn a_published_window_reads_back_with_a_new_count() {
         let probes = AtomicU64::new(0);
         let mut seen = Vec::new();
-        for med in [-9, 0, 4, -1] {
-            publish_window(&probes, med);
+        for (med, dear) in [(-9, false), (0, true), (4, false), (-1, true), (-1, false)] {
+            publish_window(&probes, med, dear);
             let word = probes.load(Ordering::Relaxed);
             assert_eq!(probe_window(word), med);
+            assert_eq!(is_dear(word), dear);
             assert!(
                 !seen.contains(&word),
                 "window {med} looks like an older one"
@@ -392,6 +457,49 @@ mod tests {
         assert_eq!(window_beside(0, 5, 7), None);
         assert_eq!(window_beside(0, 5, 5), None);
         assert_eq!(window_beside(0, 5, -1), None);
+    }
+
+    #[test]
+    fn the_dear_windows_are_split_where_the_proof_needs_every_move() {
+        let mut solver = Solver::try_without_book(16).unwrap();
+        let p = position(Rules::STANDARD, "5371555645");
+        // Nothing proven: the outcome's window is split under the first
+        // move.
+        assert_eq!(solver.split_depth(&p, 0), 1);
+        // Once its score, 4, is proven: (4, 5), at the lower bound, is
+        // expected to fail low (split two moves down); (3, 4), below the
+        // upper bound, to fail high.
+        let mut other = Solver::try_without_book(16).unwrap();
+        assert_eq!(other.solve(&p), 4);
+        assert_eq!(other.proven_bounds(&p), (Some(4), Some(4)));
+        assert_eq!(other.split_depth(&p, 4), 2);
+        assert_eq!(other.split_depth(&p, 3), 1);
+        // The window (0, 1) under the first move (column 4, 1-based: the
+        // table is empty): its children, from the far end, are proven
+        // until one refutes it, each as an independent solver scores it.
+        solver.prepare(&p);
+        solver.budget = Budget::unlimited();
+        solver.probe_under(&p, 0, 1);
+        let child = position(Rules::STANDARD, "53715556454");
+        let mut truth = Solver::try_without_book(16).unwrap();
+        let mut proven = 0;
+        for cell in solver.far_end_first(&child) {
+            let mut grandchild = child;
+            grandchild.play_cell(cell);
+            if grandchild.winning_moves() != 0 {
+                continue;
+            }
+            let wins = truth.solve_weak(&grandchild) > 0;
+            let (lower, upper) = solver.proven_bounds(&grandchild);
+            if wins {
+                assert!(lower.is_some_and(|l| l >= 1), "{cell:#x}: {lower:?}");
+                proven += 1;
+            } else {
+                assert!(upper.is_some_and(|u| u <= 0), "{cell:#x}: {upper:?}");
+                break;
+            }
+        }
+        assert!(proven > 0);
     }
 
     #[test]

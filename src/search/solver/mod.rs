@@ -277,31 +277,32 @@ impl Solver {
     /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
     /// the far windows first, which cost little and narrow the range, and
     /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`], the windows of
-    /// the outcome (searching alone: helpers beside it prove the outcome),
-    /// then the window next to the bound that proof gave
-    /// ([`helpers::edge_window`]).
+    /// the outcome, then the window next to the bound that proof gave
+    /// ([`helpers::edge_window`]); a helper beside it splits those proofs
+    /// with it.
     fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
         let mut hard = false;
         let mut edge = false;
         while min < max {
             let outcome = hard.then(|| outcome_window(min, max)).flatten();
-            let med = if edge && outcome.is_none() {
+            let at_edge = edge && outcome.is_none();
+            let med = if at_edge {
                 edge_window(min, max)
             } else {
                 outcome.unwrap_or_else(|| next_window(min, max))
             };
             edge = outcome.is_some();
             if let Some(probes) = &self.probes {
-                publish_window(probes, med);
+                publish_window(probes, med, outcome.is_some() || at_edge);
             }
             let before = self.budget.nodes();
             let r = self.negamax(p, med, med + 1);
             if self.budget.aborted() {
                 return None;
             }
-            // With helpers beside it, the first of them proves the outcome.
-            hard |=
-                self.probes.is_none() && self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
+            // With helpers beside it too: the first splits these windows'
+            // proofs with it (`helpers::follow_probes`).
+            hard |= self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
             if r <= med {
                 max = r;
             } else {
