@@ -303,8 +303,9 @@ impl Solver {
     /// down (each the table's move, else the first in centre-first order,
     /// as the other thread searches them): on the children there, from the
     /// far end (see [`Solver::probe_children`]), the window negated at each
-    /// move. Nothing if the line ends on a position the search settles
-    /// without a node of its own.
+    /// move. Nothing if the line ends on a position that is full, won at
+    /// once or without a move that does not lose at once (where the last
+    /// has none, `probe_children` finds no child).
     fn probe_under(&mut self, p: &Position, med: i32, depth: u32) {
         let (mut q, mut med) = (*p, med);
         for _ in 0..depth {
@@ -318,7 +319,7 @@ impl Solver {
             };
             q.play_cell(first);
             med = -med - 1;
-            if q.is_full() || q.winning_moves() != 0 || q.non_losing_moves() == 0 {
+            if q.is_full() || q.winning_moves() != 0 {
                 return;
             }
         }
