@@ -40,6 +40,30 @@ pub fn lower_bound(p: &Position) -> i32 {
     loss_next(p) + 1
 }
 
+/// A move among `moves` (cells) of the side to move that holds the
+/// opponent down by claimeven (see
+/// [`Position::claimeven_denies_a_line`]): after it the opponent, the
+/// first player to move on a board of an even number of rows, cannot win,
+/// so the move scores at least 0; at least 1 where claimeven also gives the
+/// side to move a line
+/// ([`Position::claimeven_gives_the_opponent_a_line`]). The first such move
+/// that proves at least `at_least`, with that score.
+#[inline]
+pub fn claimeven_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u64)> {
+    if at_least > 1 || p.rows() % 2 == 1 || p.moves_played().is_multiple_of(2) {
+        return None;
+    }
+    crate::position::cells(moves).find_map(|cell| {
+        let mut after = *p;
+        after.play_cell(cell);
+        if !after.claimeven_denies_a_line() {
+            return None;
+        }
+        let v = i32::from(after.claimeven_gives_the_opponent_a_line());
+        (v >= at_least).then_some((v, cell))
+    })
+}
+
 /// The game outcome a score stands for, from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

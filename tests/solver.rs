@@ -226,6 +226,49 @@ fn dominated_moves_follow_from_what_the_table_proves() {
     assert!(dominated_seen > 0, "no proof cut short refuted a move");
 }
 
+/// A move that holds the opponent down by claimeven
+/// (`score::claimeven_move`, which the solver takes as "at least a draw",
+/// or "a win" where claimeven gives the mover a line) against plain
+/// minimax, for the second player to move on boards of an even number of
+/// rows: the score is at least what the move claims; never a claim for
+/// the first player or on an odd number of rows.
+#[test]
+fn a_move_into_claimeven_never_claims_more_than_minimax_finds() {
+    let (mut draws, mut wins) = (0, 0);
+    for (rules, max_empty, seed) in [
+        (Rules::new(7, 6, 4).unwrap(), 13, 21),
+        (Rules::new(5, 4, 4).unwrap(), 13, 22),
+        (Rules::new(6, 4, 3).unwrap(), 12, 23),
+        (Rules::new(4, 6, 4).unwrap(), 13, 24),
+    ] {
+        for p in late_positions(rules, max_empty, 300, seed) {
+            let Some((v, cell)) = connect4::score::claimeven_move(&p, p.possible(), 0) else {
+                continue;
+            };
+            assert_eq!(p.moves_played() % 2, 1);
+            assert_ne!(p.possible() & cell, 0);
+            let best = minimax(&p, &mut HashMap::new());
+            let rows = connect4::grid::to_rows(&p);
+            assert!(best >= v, "{rules}: {best} < {v} {rows:?}");
+            if v == 1 {
+                wins += 1;
+                assert_eq!(
+                    connect4::score::claimeven_move(&p, p.possible(), 1),
+                    Some((v, cell))
+                );
+            } else {
+                draws += 1;
+            }
+        }
+    }
+    assert!(draws >= 30, "only {draws} moves claimed a draw");
+    assert!(wins >= 10, "only {wins} moves claimed a win");
+    let odd = Rules::new(7, 7, 4).unwrap();
+    for p in late_positions(odd, 12, 100, 25) {
+        assert_eq!(connect4::score::claimeven_move(&p, p.possible(), 0), None);
+    }
+}
+
 /// The claimeven bounds (`Position::claimeven_denies_a_line`, which the
 /// solver takes as "at most a draw", and with
 /// `claimeven_gives_the_opponent_a_line` "a loss") against plain minimax:

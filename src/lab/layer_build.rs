@@ -353,7 +353,7 @@ mod tests {
             }
             count
         };
-        const NODES: u64 = 10_000;
+        const NODES: u64 = 5_000;
         let (with, without) = (proven(Some(book)), proven(None));
         eprintln!("{with} {without} of {}", todo.len());
         assert_eq!(with, todo.len());

@@ -1,7 +1,9 @@
 //! The exact solver: null-window negamax over the score of the position,
-//! narrowed towards zero; its tables in `tables`, its helper threads in
+//! narrowed towards zero; its tables in `tables`, what a node reads of its
+//! children before searching them in `children`, its helper threads in
 //! `helpers`. What each setting bought is in docs/solver.md.
 
+mod children;
 mod helpers;
 mod settle;
 mod tables;
@@ -22,13 +24,6 @@ use settle::{Settled, forced_line, settle};
 pub use tables::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB};
 use tables::{deep_table, key_bits, table_key};
 
-/// Enhanced transposition cutoffs (a child's stored bound deciding its
-/// parent before any move is searched) in nodes with at least this many
-/// empty cells: nearer the leaves the lookups cost more than they save.
-const ETC_EMPTY: u32 = 16;
-/// ... and only once the search has visited this many nodes: their
-/// lookups stall on memory, which only a hard search repays.
-const ETC_AFTER_NODES: u64 = 200_000;
 /// For its first this many nodes, a search tries forcing moves first
 /// ([`Scoring::ForcingFirst`]): they settle easy positions fast, and cost
 /// more than they save in a long search.
@@ -634,13 +629,9 @@ impl Solver {
         }
         alpha = alpha.max(lo);
         beta = beta.min(hi);
-        let children = self.children_keys(p, moves);
-        // Step 3b. A child's stored bound may decide this node (keys asked
-        // for only now: a node decided above does not pay for them).
-        if empty >= ETC_EMPTY
-            && self.budget.nodes() >= ETC_AFTER_NODES
-            && let Some((v, cell)) = self.child_cutoff(p, &children, beta)
-        {
+        // Step 3b. A child may decide this node: one claimeven holds down,
+        // or one whose stored bound does (see `child_cutoff`).
+        if let Some((v, cell)) = self.child_cutoff(p, moves, beta) {
             self.table(empty)
                 .put_lower(key, self.work_since(start), v, stored(cell));
             return v;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::Solver;
-use crate::position::{Position, cells};
+use crate::position::Position;
 use crate::rules::Rules;
 use crate::score;
 use crate::search::bounds_table::TranspositionTable;
@@ -25,15 +25,6 @@ pub const DEEP_BELOW_EMPTY: u32 = 24;
 /// the positions deep in the game (fewer than [`DEEP_BELOW_EMPTY`] empty
 /// cells, on every board): small enough to stay in the processor's caches.
 pub const DEEP_TABLE_MB: usize = 4;
-/// The most children a node has (the widest board).
-const MAX_CHILDREN: usize = crate::rules::MAX_COLUMNS as usize;
-
-/// The table keys of a node's children, with their cells.
-pub(super) struct ChildKeys {
-    keys: [(u64, u64); MAX_CHILDREN],
-    len: usize,
-}
-
 /// Default table size in MiB: a small table stays in the caches, and the
 /// lookups, not the nodes, cost.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -145,45 +136,5 @@ impl Solver {
         } else {
             0
         }
-    }
-
-    /// The table keys of the children after `moves` (cells), each with its
-    /// cell; their table slots are asked to be loaded while this node works.
-    /// Asked for only once a node's own bounds did not decide it.
-    #[inline]
-    pub(super) fn children_keys(&self, p: &Position, moves: u64) -> ChildKeys {
-        let tt = self.table(p.empty_cells() - 1);
-        let mut out = ChildKeys {
-            keys: [(0, 0); MAX_CHILDREN],
-            len: 0,
-        };
-        for cell in cells(moves) {
-            let mut child = *p;
-            child.play_cell(cell);
-            let key = table_key(&child).0;
-            tt.prefetch(key);
-            out.keys[out.len] = (key, cell);
-            out.len += 1;
-        }
-        out
-    }
-
-    /// A child whose stored upper bound already proves a score of at least
-    /// `beta` for its parent (an enhanced transposition cutoff): that score
-    /// and the child's cell.
-    #[inline]
-    pub(super) fn child_cutoff(
-        &self,
-        p: &Position,
-        children: &ChildKeys,
-        beta: i32,
-    ) -> Option<(i32, u64)> {
-        let tt = self.table(p.empty_cells() - 1);
-        children.keys[..children.len]
-            .iter()
-            .find_map(|&(key, cell)| {
-                let upper = tt.get(key)?.upper?;
-                (-upper >= beta).then_some((-upper, cell))
-            })
     }
 }
