@@ -13,7 +13,7 @@ use crate::score;
 use crate::search::bounds_table::TranspositionTable;
 
 /// Up to this ply, a position and its mirror image share a table entry.
-const SYMMETRY_PLIES: u32 = 14;
+const SYMMETRY_PLIES: u32 = 20;
 /// Positions with fewer empty cells than this are deep: each thread keeps
 /// them in a small table of its own ([`DEEP_TABLE_MB`]), the others in the
 /// table the threads share (of the size asked for). Deep positions are
