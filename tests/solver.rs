@@ -226,6 +226,19 @@ fn dominated_moves_follow_from_what_the_table_proves() {
     assert!(dominated_seen > 0, "no proof cut short refuted a move");
 }
 
+/// The boards of an even number of rows the claimeven tests play on (one
+/// with lines of three), each with the most empty cells its positions may
+/// have (`extra` added: minimax still solves them in a moment) and a seed
+/// counted from `seed`.
+fn even_row_boards(extra: u32, seed: u64) -> [(Rules, u32, u64); 4] {
+    [
+        (Rules::new(7, 6, 4).unwrap(), 12 + extra, seed),
+        (Rules::new(5, 4, 4).unwrap(), 12 + extra, seed + 1),
+        (Rules::new(6, 4, 3).unwrap(), 11 + extra, seed + 2),
+        (Rules::new(4, 6, 4).unwrap(), 12 + extra, seed + 3),
+    ]
+}
+
 /// A move that holds the opponent down by claimeven
 /// (`score::claimeven_move`, which the solver takes as "at least a draw",
 /// or "a win" where claimeven gives the mover a line) against plain
@@ -235,12 +248,7 @@ fn dominated_moves_follow_from_what_the_table_proves() {
 #[test]
 fn a_move_into_claimeven_never_claims_more_than_minimax_finds() {
     let (mut draws, mut wins) = (0, 0);
-    for (rules, max_empty, seed) in [
-        (Rules::new(7, 6, 4).unwrap(), 13, 21),
-        (Rules::new(5, 4, 4).unwrap(), 13, 22),
-        (Rules::new(6, 4, 3).unwrap(), 12, 23),
-        (Rules::new(4, 6, 4).unwrap(), 13, 24),
-    ] {
+    for (rules, max_empty, seed) in even_row_boards(1, 21) {
         for p in late_positions(rules, max_empty, 300, seed) {
             let Some((v, cell)) = connect4::score::claimeven_move(&p, p.possible(), 0) else {
                 continue;
@@ -278,12 +286,7 @@ fn a_move_into_claimeven_never_claims_more_than_minimax_finds() {
 #[test]
 fn claimeven_never_denies_a_win_minimax_finds() {
     let (mut denied, mut lost) = (0, 0);
-    for (rules, max_empty, seed) in [
-        (Rules::new(7, 6, 4).unwrap(), 12, 11),
-        (Rules::new(5, 4, 4).unwrap(), 12, 12),
-        (Rules::new(6, 4, 3).unwrap(), 11, 13),
-        (Rules::new(4, 6, 4).unwrap(), 12, 14),
-    ] {
+    for (rules, max_empty, seed) in even_row_boards(0, 11) {
         for p in late_positions(rules, max_empty, 300, seed) {
             if p.claimeven_denies_a_line() {
                 denied += 1;
