@@ -40,14 +40,24 @@ pub fn lower_bound(p: &Position) -> i32 {
     loss_next(p) + 1
 }
 
+/// What claimeven proves of `p`'s score: on a board of an even number of
+/// rows with the first player to move, where the second player's
+/// claimeven denies it every line ([`Position::claimeven_denies_a_line`]),
+/// the first player cannot win: at most 0, and at most -1 where claimeven
+/// also gives the second player a line
+/// ([`Position::claimeven_gives_the_opponent_a_line`]). `None` where
+/// claimeven proves nothing.
+#[inline]
+pub fn claimeven_bound(p: &Position) -> Option<i32> {
+    p.claimeven_denies_a_line()
+        .then(|| -i32::from(p.claimeven_gives_the_opponent_a_line()))
+}
+
 /// A move among `moves` (cells) of the side to move that holds the
-/// opponent down by claimeven (see
-/// [`Position::claimeven_denies_a_line`]): after it the opponent, the
-/// first player to move on a board of an even number of rows, cannot win,
-/// so the move scores at least 0; at least 1 where claimeven also gives the
-/// side to move a line
-/// ([`Position::claimeven_gives_the_opponent_a_line`]). The first such move
-/// that proves at least `at_least`, with that score.
+/// opponent down by claimeven: the second player's move after which
+/// [`claimeven_bound`] holds, so that the move scores at least the
+/// negative of that bound (0, or 1). The first such move that proves at
+/// least `at_least`, with that score.
 #[inline]
 pub fn claimeven_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u64)> {
     if at_least > 1 || p.rows() % 2 == 1 || p.moves_played().is_multiple_of(2) {
@@ -56,10 +66,7 @@ pub fn claimeven_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u
     crate::position::cells(moves).find_map(|cell| {
         let mut after = *p;
         after.play_cell(cell);
-        if !after.claimeven_denies_a_line() {
-            return None;
-        }
-        let v = i32::from(after.claimeven_gives_the_opponent_a_line());
+        let v = -claimeven_bound(&after)?;
         (v >= at_least).then_some((v, cell))
     })
 }

@@ -106,12 +106,11 @@ impl Solver {
         }
         // No win for the first player where the second's claimeven denies
         // it every line: a draw at best (looked at only when that can cut).
-        if hi > -1 && alpha >= -1 && p.claimeven_denies_a_line() {
-            hi = hi.min(if p.claimeven_gives_the_opponent_a_line() {
-                -1
-            } else {
-                0
-            });
+        if hi > -1
+            && alpha >= -1
+            && let Some(b) = score::claimeven_bound(p)
+        {
+            hi = hi.min(b);
         }
         (lo, hi, hint)
     }
