@@ -277,25 +277,32 @@ fn a_move_into_claimeven_never_claims_more_than_minimax_finds() {
     }
 }
 
-/// The claimeven bounds (`Position::claimeven_denies_a_line`, which the
-/// solver takes as "at most a draw", and with
-/// `claimeven_gives_the_opponent_a_line` "a loss") against plain minimax:
-/// wherever they say the first player to move cannot win, or loses,
-/// minimax agrees, on boards of an even number of rows; and they never
-/// speak for an odd one.
+/// The claimeven bound (`score::claimeven_bound`, which the solver reads
+/// in every node where it can cut: 0 where
+/// `Position::claimeven_denies_a_line`, "at most a draw", and -1 where
+/// `claimeven_gives_the_opponent_a_line` too, "a loss") against plain
+/// minimax: wherever it bounds the first player to move, minimax agrees,
+/// on boards of an even number of rows; and it never speaks for an odd
+/// one.
 #[test]
 fn claimeven_never_denies_a_win_minimax_finds() {
     let (mut denied, mut lost) = (0, 0);
     for (rules, max_empty, seed) in even_row_boards(0, 11) {
         for p in late_positions(rules, max_empty, 300, seed) {
-            if p.claimeven_denies_a_line() {
+            let bound = connect4::score::claimeven_bound(&p);
+            assert_eq!(bound.is_some(), p.claimeven_denies_a_line());
+            if let Some(b) = bound {
                 denied += 1;
                 assert_eq!(p.moves_played() % 2, 0);
                 let v = minimax(&p, &mut HashMap::new());
-                assert!(v <= 0, "{rules}: {v} {:?}", connect4::grid::to_rows(&p));
-                if p.claimeven_gives_the_opponent_a_line() {
+                assert!(
+                    v <= b,
+                    "{rules}: {v} > {b} {:?}",
+                    connect4::grid::to_rows(&p)
+                );
+                assert_eq!(b == -1, p.claimeven_gives_the_opponent_a_line());
+                if b == -1 {
                     lost += 1;
-                    assert!(v <= -1, "{rules}: {v} {:?}", connect4::grid::to_rows(&p));
                 }
             }
         }
@@ -305,11 +312,14 @@ fn claimeven_never_denies_a_win_minimax_finds() {
         lost >= 10,
         "only {lost} positions were given to the opponent"
     );
-    assert!(!Position::new(Rules::STANDARD).claimeven_denies_a_line());
+    assert_eq!(
+        connect4::score::claimeven_bound(&Position::new(Rules::STANDARD)),
+        None
+    );
     let odd = Rules::new(7, 7, 4).unwrap();
     assert!(
         late_positions(odd, 12, 100, 15)
             .iter()
-            .all(|p| !p.claimeven_denies_a_line())
+            .all(|p| connect4::score::claimeven_bound(p).is_none())
     );
 }
