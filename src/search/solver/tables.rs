@@ -105,7 +105,8 @@ impl Solver {
             hint = b.best;
         }
         // No win for the first player where the second's claimeven denies
-        // it every line: a draw at best (looked at only when that can cut).
+        // it every line: a draw at best, a loss where claimeven also gives
+        // the second player a line (looked at only when that can cut).
         if hi > -1
             && alpha >= -1
             && let Some(b) = score::claimeven_bound(p)
