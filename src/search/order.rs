@@ -75,7 +75,7 @@ impl Scoring {
 }
 
 /// A small sorted list of moves: the highest score comes out first, and among
-/// equal scores the one added last (so add edge columns first).
+/// equal scores the one added first (so add the preferred columns first).
 pub struct MoveSorter {
     cells: [u64; MAX_MOVES],
     scores: [u32; MAX_MOVES],
@@ -98,7 +98,7 @@ impl MoveSorter {
     pub fn add(&mut self, cell: u64, score: u32) {
         let mut i = self.len;
         self.len += 1;
-        while i > 0 && self.scores[i - 1] > score {
+        while i > 0 && self.scores[i - 1] >= score {
             self.cells[i] = self.cells[i - 1];
             self.scores[i] = self.scores[i - 1];
             i -= 1;
@@ -111,7 +111,9 @@ impl MoveSorter {
     /// in the given column order (most preferred column first); `first` (a
     /// cell of `moves`, or 0: the table's move, or the last iteration's
     /// best) comes before every other move but one that leaves the
-    /// opponent no defence.
+    /// opponent no defence. The first such move (in `order`) ends the
+    /// filling: it comes out first, and the moves after it in `order` are
+    /// left out unscored (it wins: docs/solver.md has what that saves).
     #[inline]
     pub fn fill(
         p: &Position,
@@ -129,11 +131,14 @@ impl MoveSorter {
             return sorter;
         }
         let opponent = p.opponent_winning_cells();
-        for &column in order.iter().rev() {
+        for &column in order {
             let cell = moves & column;
             if cell != 0 {
                 let score = match scoring.score(p, cell, opponent) {
-                    WINS => WINS,
+                    WINS => {
+                        sorter.add(cell, WINS);
+                        return sorter;
+                    }
                     _ if cell == first => FIRST,
                     score => score,
                 };
@@ -238,13 +243,19 @@ mod tests {
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
         for scoring in [Scoring::Threats, Scoring::ForcingFirst] {
+            // Column 4 (0-based) or 1: the first in centre-first order; the
+            // moves after it in that order are left out.
             let mut sorter = MoveSorter::fill(&p, p.possible(), 0, &order, scoring);
             let winner = sorter.winner().map(|cell| p.column_of(cell));
             assert_eq!(winner, Some(4), "{scoring:?}: the nearer the centre");
             sorter.next();
+            let mut rest: Vec<u32> = sorter.map(|cell| p.column_of(cell)).collect();
+            rest.sort_unstable();
+            assert_eq!(rest, vec![2, 3], "{scoring:?}: the moves before it");
+            // Without column 4, column 1 is the winner.
+            let moves = p.possible() & !p.column_mask(4);
+            let sorter = MoveSorter::fill(&p, moves, 0, &order, scoring);
             assert_eq!(sorter.winner().map(|cell| p.column_of(cell)), Some(1));
-            sorter.next();
-            assert_eq!(sorter.winner(), None);
         }
         // With the opponent's stone at the left end of that row (column 1,
         // 0-based), every three the first player can make there has one
@@ -259,12 +270,12 @@ mod tests {
     }
 
     #[test]
-    fn highest_first_ties_to_last_added() {
+    fn highest_first_ties_to_first_added() {
         let mut s = MoveSorter::new();
         s.add(1, 0);
         s.add(2, 3);
         s.add(4, 1);
         s.add(8, 3);
-        assert_eq!(s.collect::<Vec<_>>(), vec![8, 2, 4, 1]);
+        assert_eq!(s.collect::<Vec<_>>(), vec![2, 8, 4, 1]);
     }
 }
