@@ -11,7 +11,7 @@ use crate::score;
 /// Enhanced transposition cutoffs (a child's stored bound deciding its
 /// parent before any move is searched) in nodes with at least this many
 /// empty cells: nearer the leaves the lookups cost more than they save.
-const ETC_EMPTY: u32 = 16;
+const ETC_EMPTY: u32 = 13;
 /// ... and only once the search has visited this many nodes: their
 /// lookups stall on memory, which only a hard search repays.
 const ETC_AFTER_NODES: u64 = 200_000;
