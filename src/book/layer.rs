@@ -246,15 +246,16 @@ impl Layer {
     pub fn position_at(&self, slot: u64) -> Option<Position> {
         let shape = *self.shapes.get((slot / self.colourings) as usize)?;
         let mut rank = slot % self.colourings;
-        // The first player's stones by index, largest first.
-        let mut marked = vec![false; self.ply as usize];
+        // The first player's stones by index (bit i: the i-th stone),
+        // largest first.
+        let mut marked = 0u64;
         let mut s = self.ply as usize;
         for j in (1..=self.ply.div_ceil(2) as usize).rev() {
             s -= 1;
             while self.binomials[s][j] > rank {
                 s -= 1;
             }
-            marked[s] = true;
+            marked |= 1 << s;
             rank -= self.binomials[s][j];
         }
         let p = Position::new(self.rules);
@@ -262,7 +263,7 @@ impl Layer {
         for c in 0..self.rules.columns() {
             let height = (shape >> (4 * (self.rules.columns() - 1 - c)) & 0xf) as u32;
             for r in 0..height {
-                if marked[index] {
+                if marked >> index & 1 == 1 {
                     first |= p.cell_bit(c, r);
                 } else {
                     second |= p.cell_bit(c, r);

@@ -1,9 +1,12 @@
 //! Building a layer (see [`crate::book::layer`]) with the solver, and checking
 //! one.
 //!
-//! The builder lists every position of the ply that a game reaches, one per
-//! mirror pair, and solves the ones the layer does not know yet in order of
-//! slot, one solver for all (the order does not matter to the speed: on
+//! The builder decodes the layer's slots one at a time, keeps the positions
+//! a game reaches (one per mirror pair; see [`game_positions`]), and solves
+//! the ones the layer does not know yet in order of slot, one solver for
+//! all, so that its memory does not grow with the layer (listing every
+//! position of ply 14 took 5 GB, of ply 16 more than this 24 GiB machine
+//! has) (the order does not matter to the speed: on
 //! the standard board at ply 11 the same 800 positions took 72 to 75 ms
 //! each in order of slot, of key or at random, four processes on two
 //! cores; some runs of slots are simply easier than others). A position
@@ -22,9 +25,8 @@ use std::time::{Duration, Instant};
 
 use super::book_build::{BuildEnd, Disagreement, Shard};
 use super::progress::Progress;
-use crate::book::{Book, BookError};
+use crate::book::{Book, BookError, Layer};
 use crate::position::Position;
-use crate::rules::Rules;
 use crate::score::Outcome;
 use crate::search::Solver;
 use crate::search::limits::Limits;
@@ -46,31 +48,121 @@ pub struct LayerOptions {
     pub checkpoint: Duration,
 }
 
-/// Every position of `ply` plies on `rules`' board that a game reaches
-/// before it ends, one per mirror pair (the one of the smaller key), in
-/// order of key.
-pub fn positions(rules: Rules, ply: u32) -> Vec<Position> {
-    let mut layer = vec![Position::new(rules)];
-    for _ in 0..ply {
-        let mut next = Vec::with_capacity(layer.len() * rules.columns() as usize);
-        for p in &layer {
-            for c in 0..p.columns() {
-                if p.can_play(c) && !p.is_winning_move(c) {
-                    let mut child = *p;
-                    child.play(c);
-                    next.push(if child.mirror_key() < child.key() {
-                        child.mirrored()
-                    } else {
-                        child
-                    });
+/// The positions of `layer`'s slots `from..to` that a game reaches before
+/// it ends, each with its slot, in the slot's frame: neither side has a
+/// line, the stones can be played in turn (`playable_in_turn`), and the
+/// slot is the position's own (of a mirror pair with a symmetric shape,
+/// the one of the smaller key has the slot). One slot at a time, so the
+/// memory stays the same whatever the ply.
+pub fn game_positions(
+    layer: &Layer,
+    from: u64,
+    to: u64,
+) -> impl Iterator<Item = (u64, Position)> + '_ {
+    (from..to.min(layer.slots())).filter_map(move |slot| {
+        let p = layer.position_at(slot)?;
+        let reached = !p.has_line(p.current_stones())
+            && !p.has_line(p.opponent_stones())
+            && layer.slot_of(&p) == Some((slot, false))
+            && playable_in_turn(&p);
+        reached.then_some((slot, p))
+    })
+}
+
+/// Whether `p`'s stones can be played one at a time, each on top of its
+/// column, the first player first and the sides in turn: a search over
+/// how many stones of each column are down, the side to play given by
+/// their number, each state tried once. A stone played after its latest
+/// turn (the last of its side's turns that leaves room for the stones
+/// above it) ends a branch, and the stones due soonest are tried first,
+/// so a position a game reaches is usually found without going back.
+fn playable_in_turn(p: &Position) -> bool {
+    let ply = p.moves_played();
+    let first = if ply.is_multiple_of(2) {
+        p.current_stones()
+    } else {
+        p.opponent_stones()
+    };
+    let columns = p.columns() as usize;
+    let mut stacks = [[(false, 0u32); 64]; crate::rules::MAX_COLUMNS as usize];
+    let mut heights = [0u32; crate::rules::MAX_COLUMNS as usize];
+    for c in 0..columns {
+        let height = p.column_height(c as u32);
+        heights[c] = height;
+        // Turn t is the first player's when t is even.
+        let mut above = ply;
+        for r in (0..height).rev() {
+            let firsts = first & p.cell_bit(c as u32, r) != 0;
+            let mut latest = above.saturating_sub(1);
+            if latest.is_multiple_of(2) != firsts {
+                latest = latest.saturating_sub(1);
+            }
+            stacks[c][r as usize] = (firsts, latest);
+            above = latest;
+        }
+    }
+    let search = InTurn {
+        stacks: &stacks[..columns],
+        heights: &heights[..columns],
+        ply,
+    };
+    search.from(
+        &mut [0; crate::rules::MAX_COLUMNS as usize],
+        0,
+        &mut Default::default(),
+    )
+}
+
+/// The search of [`playable_in_turn`]: each column's stones from the
+/// bottom (whether the first player's, and the stone's latest turn).
+struct InTurn<'a> {
+    stacks: &'a [[(bool, u32); 64]],
+    heights: &'a [u32],
+    ply: u32,
+}
+
+impl InTurn<'_> {
+    /// Whether the stones above `down` (stones down in each column, `turn`
+    /// of them in all) can be played in turn; `failed` holds the states
+    /// already found not to.
+    fn from(
+        &self,
+        down: &mut [u32],
+        turn: u32,
+        failed: &mut std::collections::HashSet<u64>,
+    ) -> bool {
+        if turn == self.ply {
+            return true;
+        }
+        let state = down.iter().fold(0u64, |s, &d| s << 4 | u64::from(d));
+        if failed.contains(&state) {
+            return false;
+        }
+        let firsts = turn.is_multiple_of(2);
+        // The side's stones on top of the columns, by latest turn.
+        let mut due = [(0u32, 0usize); crate::rules::MAX_COLUMNS as usize];
+        let mut count = 0;
+        for (c, (stack, &height)) in self.stacks.iter().zip(self.heights).enumerate() {
+            if down[c] < height {
+                let (mine, latest) = stack[down[c] as usize];
+                if mine == firsts && latest >= turn {
+                    due[count] = (latest, c);
+                    count += 1;
                 }
             }
         }
-        next.sort_unstable_by_key(Position::key);
-        next.dedup_by_key(|p| p.key());
-        layer = next;
+        due[..count].sort_unstable();
+        for &(_, c) in &due[..count] {
+            down[c] += 1;
+            let done = self.from(down, turn + 1, failed);
+            down[c] -= 1;
+            if done {
+                return true;
+            }
+        }
+        failed.insert(state);
+        false
     }
-    layer
 }
 
 /// The slots `[from, to)` that `shard` (or the whole layer) covers.
@@ -95,40 +187,37 @@ pub fn build_layer(
     let deadline = options.time.map(|t| start + t);
     let ply = options.ply;
     book.layer_mut(ply)?;
-    let layer = book.layer(ply).expect("made above");
-    let (from, to) = slot_range(layer.slots(), options.shard);
-    let mut todo: Vec<(u64, Position)> = positions(book.rules(), ply)
-        .into_iter()
-        .filter(|p| p.winning_moves() == 0 && !layer.contains(p))
-        .filter_map(|p| {
-            let (slot, _) = layer.slot_of(&p)?;
-            (from..to).contains(&slot).then_some((slot, p))
-        })
-        .collect();
-    todo.sort_unstable_by_key(|&(slot, _)| slot);
+    // The slots' numbering, apart from the book's values that the loop
+    // fills in.
+    let numbering = Layer::new(book.rules(), ply)?;
+    let (from, to) = slot_range(numbering.slots(), options.shard);
     // The book's entries serve as exact table entries.
     let mut solver = Solver::new(options.hash_mb).with_book(Some(Arc::new(book.clone())));
     solver.set_threads(options.threads);
     let mut last_save = Instant::now();
-    let mut progress = Progress::new(&format!("layer ply {ply}"), todo.len() as u64);
-    for (i, (_, p)) in todo.iter().enumerate() {
+    let mut progress = Progress::new(&format!("layer ply {ply} slots"), to - from);
+    for (slot, p) in game_positions(&numbering, from, to) {
+        let known = book.layer(ply).is_some_and(|layer| layer.contains(&p));
+        if known || p.winning_moves() != 0 {
+            continue;
+        }
         let limits = Limits {
             time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
             ..Limits::none()
         };
         solver.set_limits(&limits, None);
-        let Some((column, outcome)) = solver.outcome_move_within(p) else {
+        let Some((column, outcome)) = solver.outcome_move_within(&p) else {
             book.save(out)?;
             progress.finish();
             return Ok(BuildEnd::OutOfTime);
         };
         let column = (outcome != Outcome::Loss).then_some(column);
-        book.layer_mut(ply)?.insert(p, outcome, column);
+        book.layer_mut(ply)?.insert(&p, outcome, column);
         if last_save.elapsed() >= options.checkpoint {
             book.save(out)?;
             last_save = Instant::now();
         }
-        progress.update(i as u64 + 1, "");
+        progress.update(slot + 1 - from, "");
     }
     progress.finish();
     book.save(out)?;
@@ -145,12 +234,14 @@ pub fn coverage(book: &Book, ply: u32) -> (usize, usize) {
     let Some(layer) = book.layer(ply) else {
         return (0, 0);
     };
-    let needed: Vec<Position> = positions(book.rules(), ply)
-        .into_iter()
-        .filter(|p| p.winning_moves() == 0)
-        .collect();
-    let known = needed.iter().filter(|p| layer.contains(p)).count();
-    (needed.len(), known)
+    let (mut needed, mut known) = (0, 0);
+    for (_, p) in game_positions(layer, 0, layer.slots()) {
+        if p.winning_moves() == 0 {
+            needed += 1;
+            known += usize::from(layer.contains(&p));
+        }
+    }
+    (needed, known)
 }
 
 /// Re-solves `sample` positions that the layer of `ply` knows, chosen at
@@ -164,18 +255,18 @@ pub fn verify_layer(
     seed: u64,
     hash_mb: usize,
 ) -> (usize, Vec<Disagreement>) {
-    use rand::seq::IndexedRandom;
+    use rand::seq::IteratorRandom;
     use rand::{SeedableRng, rngs::StdRng};
     let Some(layer) = book.layer(ply) else {
         return (0, Vec::new());
     };
-    let known: Vec<Position> = positions(book.rules(), ply)
-        .into_iter()
-        .filter(|p| layer.contains(p))
-        .collect();
     let mut rng = StdRng::seed_from_u64(seed);
-    // Distinct positions: `sample` draws without replacement.
-    let chosen: Vec<&Position> = known.sample(&mut rng, sample).collect();
+    // Distinct positions: `sample` draws without replacement, one pass
+    // over the slots.
+    let chosen: Vec<Position> = game_positions(layer, 0, layer.slots())
+        .map(|(_, p)| p)
+        .filter(|p| layer.contains(p))
+        .sample(&mut rng, sample);
     let mut solver = Solver::new(hash_mb).with_book(None);
     let mut wrong = Vec::new();
     let value = |o: Outcome| match o {
@@ -190,7 +281,7 @@ pub fn verify_layer(
             None => solved,
             Some(c) if p.is_winning_move(c) => 1,
             Some(c) => {
-                let mut child = **p;
+                let mut child = *p;
                 child.play(c);
                 if child.is_full() {
                     0
@@ -214,6 +305,45 @@ pub fn verify_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Rules;
+
+    /// Every position of `ply` plies on `rules`' board that a game reaches
+    /// before it ends, one per mirror pair (the one of the smaller key), in
+    /// order of key.
+    fn positions(rules: Rules, ply: u32) -> Vec<Position> {
+        let mut layer = vec![Position::new(rules)];
+        for _ in 0..ply {
+            let mut next = Vec::with_capacity(layer.len() * rules.columns() as usize);
+            for p in &layer {
+                for c in 0..p.columns() {
+                    if p.can_play(c) && !p.is_winning_move(c) {
+                        let mut child = *p;
+                        child.play(c);
+                        next.push(if child.mirror_key() < child.key() {
+                            child.mirrored()
+                        } else {
+                            child
+                        });
+                    }
+                }
+            }
+            next.sort_unstable_by_key(Position::key);
+            next.dedup_by_key(|p| p.key());
+            layer = next;
+        }
+        layer
+    }
+
+    /// The keys of the positions of `ply` plies that [`game_positions`]
+    /// gives, the layer's whole range.
+    fn decoded_keys(rules: Rules, ply: u32) -> Vec<u64> {
+        let layer = Layer::new(rules, ply).unwrap();
+        let mut keys: Vec<u64> = game_positions(&layer, 0, layer.slots())
+            .map(|(_, p)| p.key().min(p.mirror_key()))
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
 
     fn small() -> Rules {
         Rules::new(5, 4, 4).unwrap()
@@ -229,6 +359,25 @@ mod tests {
         for p in positions(small(), 9) {
             assert!(!p.is_over());
             assert!(p.key() <= p.mirror_key());
+        }
+    }
+
+    #[test]
+    fn the_slots_decode_to_the_positions_games_reach() {
+        for (rules, plies) in [
+            (small(), 1..=19),
+            (Rules::new(4, 4, 3).unwrap(), 1..=15),
+            (Rules::STANDARD, 1..=6),
+        ] {
+            for ply in plies {
+                let mut bfs: Vec<u64> = positions(rules, ply).iter().map(Position::key).collect();
+                bfs.sort_unstable();
+                let decoded = decoded_keys(rules, ply);
+                assert!(
+                    decoded == bfs,
+                    "{rules:?} ply {ply}: the slots give another set"
+                );
+            }
         }
     }
 
