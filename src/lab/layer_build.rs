@@ -510,6 +510,38 @@ mod tests {
     }
 
     #[test]
+    fn the_outcome_of_the_ply_before_a_layer_takes_a_node_a_move() {
+        // Every move of a position of ply 8 leads into the layer of ply 9,
+        // whose outcome decides a null window around 0 at once, forced
+        // move or not: a weak solve (two windows at most) visits the root
+        // and its children, nothing below.
+        let rules = small();
+        let mut with = Solver::new(16).with_book(Some(small_layer_book()));
+        let most = 2 * (1 + u64::from(rules.columns()));
+        let mut forced = 0;
+        for p in positions(rules, 8) {
+            if p.winning_moves() != 0 {
+                continue;
+            }
+            let forced_child = (0..p.columns()).filter(|&c| p.can_play(c)).any(|c| {
+                let mut child = p;
+                child.play(c);
+                !child.is_over() && child.non_losing_moves().count_ones() == 1
+            });
+            forced += usize::from(forced_child);
+            with.clear();
+            with.solve_weak(&p);
+            assert!(
+                with.nodes() <= most,
+                "{:#x}: {} nodes",
+                p.key(),
+                with.nodes()
+            );
+        }
+        assert!(forced > 100, "only {forced} positions with a forced child");
+    }
+
+    #[test]
     fn the_solver_with_a_layer_gives_the_same_scores_in_fewer_nodes() {
         let rules = small();
         let book = small_layer_book();

@@ -577,12 +577,19 @@ impl Solver {
     /// if it needs no search of its own, within the window of
     /// [`Solver::negamax`]: as [`settle`] says, or as the book knows. A
     /// forced move is played at once (nothing is stored for the position
-    /// before it: the one after it has its own entry).
+    /// before it: the one after it has its own entry), unless the position
+    /// is on a layer whose outcome already decides the window: a forced
+    /// line would otherwise run past the layer and search what it knows.
     #[inline(always)]
     fn settled(&mut self, p: &Position, moves: u64, alpha: i32, beta: i32) -> Option<i32> {
         match settle(p, moves) {
             Settled::Score(v) => Some(v),
             Settled::Forced(cell) => {
+                if let Some((lo, hi)) = self.layer_bounds(p)
+                    && (lo >= beta || hi <= alpha)
+                {
+                    return Some(if lo >= beta { lo } else { hi });
+                }
                 let mut child = *p;
                 child.play_cell(cell);
                 Some(-self.negamax(&child, -beta, -alpha))
