@@ -4,12 +4,11 @@
 //! The builder decodes the layer's slots one at a time, keeps the positions
 //! a game reaches (one per mirror pair; see [`game_positions`]), and solves
 //! the ones the layer does not know yet in order of slot, one solver for
-//! all, so that its memory does not grow with the layer (listing every
-//! position of ply 14 took 5 GB, of ply 16 more than this 24 GiB machine
-//! has) (the order does not matter to the speed: on
-//! the standard board at ply 11 the same 800 positions took 72 to 75 ms
-//! each in order of slot, of key or at random, four processes on two
-//! cores; some runs of slots are simply easier than others). A position
+//! all; its memory stays the same whatever the ply (docs/book.md has what
+//! listing every position first cost). The order does not matter to the
+//! speed: on the standard board at ply 11 the same 800 positions took 72
+//! to 75 ms each in order of slot, of key or at random, four processes on
+//! two cores; some runs of slots are simply easier than others. A position
 //! where the side to move wins at once is left unknown: the engine plays
 //! those without help. Each position gets its outcome and a move that keeps
 //! it, by [`Solver::outcome_move_within`], which proves the outcome (null
