@@ -1,6 +1,7 @@
 //! Reading and writing the book's binary file (layout in the parent
 //! module's documentation).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::{Book, Entry, Layer};
@@ -290,13 +291,41 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 
 /// Parses a book; the error says what is wrong, without a file name.
 pub(super) fn decode(bytes: &[u8]) -> Result<Book, BookError> {
-    decode_inner(bytes).map_err(|problem| BookError::Invalid {
+    decode_inner(bytes, Check::Hash, |values| Cow::Owned(values.to_vec())).map_err(|problem| {
+        BookError::Invalid {
+            path: None,
+            problem,
+        }
+    })
+}
+
+/// Parses the bytes built into the program: its layers are read in place,
+/// not copied, and the check hash is not recomputed (a test checks it on
+/// the same bytes, so a build that passed its tests holds them intact).
+/// The rest is checked as in [`decode`].
+pub(super) fn decode_embedded(bytes: &'static [u8]) -> Result<Book, BookError> {
+    decode_inner(bytes, Check::Trusted, Cow::Borrowed).map_err(|problem| BookError::Invalid {
         path: None,
         problem,
     })
 }
 
-fn decode_inner(bytes: &[u8]) -> Result<Book, FormatError> {
+/// Whether the check hash is computed when a book is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Every byte is hashed and compared with the stored hash.
+    Hash,
+    /// The bytes are built into the program and were checked by its tests.
+    Trusted,
+}
+
+/// Parses `bytes`; `keep` makes a layer's values of its bytes (a copy, or
+/// the bytes themselves where they live as long as the program).
+fn decode_inner<'a>(
+    bytes: &'a [u8],
+    check: Check,
+    keep: impl Fn(&'a [u8]) -> Cow<'static, [u8]>,
+) -> Result<Book, FormatError> {
     if bytes.len() < HEADER_BYTES + HASH_BYTES || &bytes[..8] != MAGIC {
         return Err(FormatError::NotABook);
     }
@@ -338,7 +367,7 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, FormatError> {
         });
     }
     let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
-    if fnv1a(&bytes[..body]) != stored {
+    if check == Check::Hash && fnv1a(&bytes[..body]) != stored {
         return Err(FormatError::Hash);
     }
     let (entries, layers) = if version < 3 {
@@ -350,7 +379,7 @@ fn decode_inner(bytes: &[u8]) -> Result<Book, FormatError> {
             trailing_bytes(rest.len(), count, "entries")?;
             Vec::new()
         } else {
-            layers(rules, rest)?
+            layers(rules, rest, keep)?
         };
         (entries, layers)
     };
@@ -389,7 +418,11 @@ fn check_entries(entries: &[Entry], rules: Rules) -> Result<(), FormatError> {
 
 /// The layer section of a version 4 body: a count, then each layer's ply,
 /// slot count and values.
-fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, FormatError> {
+fn layers<'a>(
+    rules: Rules,
+    section: &'a [u8],
+    keep: impl Fn(&'a [u8]) -> Cow<'static, [u8]>,
+) -> Result<Vec<Layer>, FormatError> {
     let Some((&count, mut rest)) = section.split_first() else {
         return Err(FormatError::NoLayerCount);
     };
@@ -408,7 +441,7 @@ fn layers(rules: Rules, section: &[u8]) -> Result<Vec<Layer>, FormatError> {
         if layers.last().is_some_and(|l| l.ply() >= ply) {
             return Err(FormatError::LayerOrder { layer: i, ply });
         }
-        let layer = Layer::from_bytes(rules, ply, values)?;
+        let layer = Layer::from_bytes(rules, ply, keep(values))?;
         if layer.slots() != slots {
             return Err(FormatError::LayerSlots {
                 layer: i,

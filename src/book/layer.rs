@@ -32,6 +32,7 @@
 //! `9 + c` a win kept by column `c` (0-based, in the frame of the slot's
 //! position). That fits boards of at most [`MAX_COLUMNS`] columns.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::BookError;
@@ -78,8 +79,9 @@ pub struct Layer {
     colourings: u64,
     /// `binomials[n][k]` = `C(n, k)` for `n <= ply`, `k <= ceil(ply / 2)`.
     binomials: Vec<Vec<u64>>,
-    /// Two slots a byte.
-    values: Vec<u8>,
+    /// Two slots a byte: borrowed from the binary for the shipped book
+    /// (read in place, never copied), owned once anything is inserted.
+    values: Cow<'static, [u8]>,
 }
 
 impl fmt::Debug for Layer {
@@ -166,7 +168,7 @@ impl Layer {
             shapes,
             colourings,
             binomials,
-            values: vec![0; (slots as usize).div_ceil(2)],
+            values: Cow::Owned(vec![0; (slots as usize).div_ceil(2)]),
         })
     }
 
@@ -280,7 +282,7 @@ impl Layer {
     }
 
     fn set_value(&mut self, slot: u64, value: u8) {
-        let byte = &mut self.values[(slot / 2) as usize];
+        let byte = &mut self.values.to_mut()[(slot / 2) as usize];
         let shift = 4 * (slot % 2);
         *byte = *byte & !(0xf << shift) | value << shift;
     }
@@ -384,9 +386,14 @@ impl Layer {
         &self.values
     }
 
-    /// A layer from its stored bytes; what is wrong if they are not
-    /// a valid layer of that ply and board.
-    pub(super) fn from_bytes(rules: Rules, ply: u32, bytes: &[u8]) -> Result<Layer, FormatError> {
+    /// A layer from its stored bytes (borrowed as they are when they live
+    /// as long as the program, as the shipped book's do); what is wrong if
+    /// they are not a valid layer of that ply and board.
+    pub(super) fn from_bytes(
+        rules: Rules,
+        ply: u32,
+        bytes: Cow<'static, [u8]>,
+    ) -> Result<Layer, FormatError> {
         let mut layer = Layer::new(rules, ply).map_err(|e| FormatError::NoLayer(Box::new(e)))?;
         if bytes.len() != layer.values.len() {
             return Err(FormatError::LayerLength {
@@ -395,7 +402,7 @@ impl Layer {
                 found: bytes.len(),
             });
         }
-        layer.values.copy_from_slice(bytes);
+        layer.values = bytes;
         let columns = rules.columns() as u8;
         // On a board of MAX_COLUMNS columns every value names a column.
         let check = if rules.columns() < MAX_COLUMNS {
@@ -416,7 +423,7 @@ impl Layer {
                 });
             }
         }
-        if layer.slots() % 2 == 1 && bytes.last().is_some_and(|b| b >> 4 != 0) {
+        if layer.slots() % 2 == 1 && layer.values.last().is_some_and(|b| b >> 4 != 0) {
             return Err(FormatError::LayerPadding { ply });
         }
         Ok(layer)
@@ -530,13 +537,15 @@ mod tests {
         let rules = Rules::new(5, 4, 4).unwrap();
         let mut layer = Layer::new(rules, 3).unwrap();
         layer.insert(&position(rules, "123"), Outcome::Win, Some(0));
-        let back = Layer::from_bytes(rules, 3, layer.bytes()).unwrap();
+        let back = Layer::from_bytes(rules, 3, Cow::Owned(layer.bytes().to_vec())).unwrap();
         assert_eq!(back, layer);
         let mut bad = layer.bytes().to_vec();
         bad[0] = WIN_BASE + 6;
-        let problem = Layer::from_bytes(rules, 3, &bad).unwrap_err().to_string();
+        let problem = Layer::from_bytes(rules, 3, Cow::Owned(bad.clone()))
+            .unwrap_err()
+            .to_string();
         assert!(problem.contains("names column 6"), "{problem}");
-        let problem = Layer::from_bytes(rules, 3, &bad[1..])
+        let problem = Layer::from_bytes(rules, 3, Cow::Owned(bad[1..].to_vec()))
             .unwrap_err()
             .to_string();
         assert!(problem.contains("should have"), "{problem}");
