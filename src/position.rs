@@ -353,6 +353,93 @@ impl Position {
         self.has_line(claimed)
     }
 
+    /// Whether the opponent, the first player, wins by an *odd threat* and
+    /// zugzwang: on a board of an even number of rows, with the second
+    /// player to move, a column holding an odd number of stones has, on an
+    /// odd row (from 1 at the bottom) above them, a cell where the first
+    /// player would complete a line; and the second player's stones, the
+    /// empty cells of odd rows in the other columns, the cells playable now
+    /// in the other columns and the empty cells of even rows below the
+    /// threat hold no line. Then the first player wins, by the time the
+    /// threat's cell is played at the latest: the number of stones then on
+    /// the board (the board's cells less the cells above the threat) is
+    /// what this returns, for the lowest such threat; `None` where no
+    /// threat wins so.
+    ///
+    /// Why: the first player answers every move. A move on an odd row of
+    /// another column is answered on the even row above it (there is one:
+    /// the top row is even). A move on an even row of another column can
+    /// only be the playable cell of a column with an odd number of stones;
+    /// an odd number of columns hold one (the stones are odd), the
+    /// threat's among them, so another such column is answered on its
+    /// playable cell. A move in the threat's column is on an even row and
+    /// is answered on the odd row above it, which is the threat at last.
+    /// So the second player only ever gets the cells named above and never
+    /// makes a line, and when the other columns are full it must play
+    /// under the threat. This is the first player's half of claimeven.
+    #[inline]
+    pub fn odd_threat_win(&self) -> Option<u32> {
+        self.odd_threat_win_among(self.opponent_winning_cells())
+    }
+
+    /// [`Position::odd_threat_win`] for the opponent's threats among
+    /// `threats` (empty cells where it would complete a line; the solver
+    /// has them at hand): any of them, or all, may be left out.
+    #[inline]
+    pub fn odd_threat_win_among(&self, threats: u64) -> Option<u32> {
+        if self.rows % 2 == 1 || self.moves.is_multiple_of(2) {
+            return None;
+        }
+        let odd_rows = self.rows_mask(0x5555_5555_5555_5555);
+        let possible = self.possible();
+        let threats = threats & odd_rows & !possible;
+        if threats == 0 {
+            return None;
+        }
+        let empty = self.board & !self.mask;
+        let sentinels = self.bottom << self.rows;
+        // The most cells above a winning threat in its column.
+        let mut most_above: Option<u32> = None;
+        let mut left = threats;
+        while left != 0 {
+            let threat = left & left.wrapping_neg();
+            // The threat's column: its playable cell (the highest one
+            // below the threat), its sentinel, its empty cells.
+            let below = possible & (threat - 1);
+            let playable = 1u64 << (63 - below.leading_zeros());
+            let higher = sentinels & !(threat - 1);
+            let column = (higher & higher.wrapping_neg()) - playable;
+            // The lowest threat of a column is the one to take.
+            left &= !column;
+            // A column of an odd number of stones has its playable cell on
+            // an even row.
+            if playable & odd_rows != 0 {
+                continue;
+            }
+            let under = (threat - playable) & !odd_rows;
+            let claimed = self.current | ((odd_rows & empty | possible) & !column) | under;
+            let above = (column & !(threat | (threat - 1))).count_ones();
+            if most_above.is_none_or(|a| above > a) && !self.has_line(claimed) {
+                most_above = Some(above);
+            }
+        }
+        most_above.map(|above| self.board.count_ones() - above)
+    }
+
+    /// The cells of `cells` (at most one a column) that have a cell of
+    /// `above` higher up in their column.
+    #[inline]
+    pub fn under_any(&self, cells: u64, above: u64) -> u64 {
+        let sentinels = self.bottom << self.rows;
+        crate::position::cells(cells)
+            .filter(|&cell| {
+                let higher = sentinels & !(cell | (cell - 1));
+                let column = (higher & higher.wrapping_neg()) - (cell << 1);
+                above & column != 0
+            })
+            .fold(0, |m, cell| m | cell)
+    }
+
     /// Whether the side that just moved has a line (the last move won).
     #[inline]
     pub fn last_move_won(&self) -> bool {
@@ -546,7 +633,7 @@ impl Position {
 /// winning cells `threats` a win on its next move (see
 /// [`Position::non_losing_moves`]).
 #[inline(always)]
-fn non_losing(mut possible: u64, threats: u64) -> u64 {
+pub fn non_losing(mut possible: u64, threats: u64) -> u64 {
     let forced = possible & threats;
     if forced != 0 {
         if forced & (forced - 1) != 0 {

@@ -53,6 +53,49 @@ pub fn claimeven_bound(p: &Position) -> Option<i32> {
         .then(|| -i32::from(p.claimeven_gives_the_opponent_a_line()))
 }
 
+/// What the first player's odd threat proves of `p`'s score, for the
+/// second player to move ([`Position::odd_threat_win_among`], with the
+/// first player's `threats`, all or some of them): a loss, by the stone
+/// that fills the threat's cell at the latest. `None` where no odd threat
+/// wins.
+#[inline]
+pub fn odd_threat_bound(p: &Position, threats: u64) -> Option<i32> {
+    let stones = p.odd_threat_win_among(threats)?;
+    Some(-(win_base(p) - stones.div_ceil(2) as i32))
+}
+
+/// A move among `moves` (cells) of the first player after which its odd
+/// threat wins ([`odd_threat_bound`]), so that the move scores at least
+/// the negative of that bound: the first such move that proves at least
+/// `at_least`, with that score. Only the threats it has before the move
+/// are looked at, so that a move costs no new reading of the board; and
+/// where no column of an odd number of stones holds one, only the moves
+/// under one (the only moves that can make a column of such a threat odd).
+#[inline]
+pub fn odd_threat_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u64)> {
+    if p.rows() % 2 == 1 || p.moves_played() % 2 == 1 {
+        return None;
+    }
+    let odd_rows = p.rows_mask(0x5555_5555_5555_5555);
+    let possible = p.possible();
+    let threats = p.own_winning_cells() & odd_rows & !possible;
+    if threats == 0 {
+        return None;
+    }
+    let under = p.under_any(possible, threats);
+    let candidates = if under & !odd_rows != 0 {
+        moves
+    } else {
+        moves & under
+    };
+    crate::position::cells(candidates).find_map(|cell| {
+        let mut after = *p;
+        after.play_cell(cell);
+        let v = -odd_threat_bound(&after, threats & !cell)?;
+        (v >= at_least).then_some((v, cell))
+    })
+}
+
 /// A move among `moves` (cells) of the side to move that holds the
 /// opponent down by claimeven: the second player's move after which
 /// [`claimeven_bound`] holds, so that the move scores at least the

@@ -239,6 +239,39 @@ fn even_row_boards(extra: u32, seed: u64) -> [(Rules, u32, u64); 4] {
     ]
 }
 
+/// The first player's odd threat (`score::odd_threat_bound`, which the
+/// solver reads as an upper bound for the second player to move) against
+/// plain minimax: wherever it speaks, the second player loses, by the
+/// stone it names at the latest; never for the first player to move or on
+/// an odd number of rows.
+#[test]
+fn an_odd_threat_never_claims_a_win_minimax_does_not_find() {
+    let (mut won, mut early) = (0, 0);
+    for (rules, max_empty, seed) in even_row_boards(1, 31) {
+        for p in late_positions(rules, max_empty, 1_500, seed) {
+            let Some(b) = connect4::score::odd_threat_bound(&p, p.opponent_winning_cells()) else {
+                continue;
+            };
+            won += 1;
+            if b < -1 {
+                early += 1;
+            }
+            assert_eq!(p.moves_played() % 2, 1);
+            let v = minimax(&p, &mut HashMap::new());
+            let rows = connect4::grid::to_rows(&p);
+            assert!(v <= b, "{rules}: {v} > {b} {rows:?}");
+        }
+    }
+    assert!(won >= 30, "only {won} positions were won by an odd threat");
+    assert!(early >= 5, "only {early} odd threats below the top odd row");
+    let odd = Rules::new(7, 7, 4).unwrap();
+    assert!(
+        late_positions(odd, 13, 100, 35)
+            .iter()
+            .all(|p| p.odd_threat_win().is_none())
+    );
+}
+
 /// A move that holds the opponent down by claimeven
 /// (`score::claimeven_move`, which the solver takes as "at least a draw",
 /// or "a win" where claimeven gives the mover a line) against plain

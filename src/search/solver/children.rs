@@ -37,6 +37,9 @@ impl Solver {
         if let Some(cut) = score::claimeven_move(p, moves, beta) {
             return Some(cut);
         }
+        if let Some(cut) = score::odd_threat_move(p, moves, beta) {
+            return Some(cut);
+        }
         let children = self.children_keys(p, moves);
         if p.empty_cells() < ETC_EMPTY || self.budget.nodes() < ETC_AFTER_NODES {
             return None;

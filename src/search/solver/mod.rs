@@ -617,7 +617,8 @@ impl Solver {
             return 0;
         }
         // Step 2. Positions settled without a search of their own.
-        let moves = p.non_losing_moves();
+        let threats = p.opponent_winning_cells();
+        let moves = crate::position::non_losing(p.possible(), threats);
         if let Some(v) = self.settled(p, moves, alpha, beta) {
             return v;
         }
@@ -627,7 +628,7 @@ impl Solver {
         // A column as stored in the table, or as read from it.
         let flip = |c: u32| if mirrored { p.columns() - 1 - c } else { c };
         let stored = |cell: u64| flip(p.column_of(cell));
-        let (lo, hi, hint) = self.node_bounds(p, key, alpha);
+        let (lo, hi, hint) = self.node_bounds(p, key, alpha, threats);
         if lo >= hi || lo >= beta {
             return lo;
         }

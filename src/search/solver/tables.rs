@@ -79,14 +79,16 @@ impl Solver {
     /// The bounds of `p`'s score known before searching it: from the
     /// rules (nobody wins at once), a layer's outcome, the table entry at
     /// `key` (with the entry's best column as stored, in the frame of the
-    /// key's position) and, when a search from `alpha` could be cut by it,
-    /// the claimeven bound.
+    /// key's position) and, when a search from `alpha` could be cut by
+    /// them, the claimeven bound and the opponent's odd threat (among its
+    /// `threats`, the cells where it would complete a line).
     #[inline(always)]
     pub(super) fn node_bounds(
         &self,
         p: &Position,
         key: u64,
         alpha: i32,
+        threats: u64,
     ) -> (i32, i32, Option<u32>) {
         let mut lo = score::lower_bound(p);
         let mut hi = score::upper_bound(p);
@@ -110,6 +112,14 @@ impl Solver {
         if hi > -1
             && alpha >= -1
             && let Some(b) = score::claimeven_bound(p)
+        {
+            hi = hi.min(b);
+        }
+        // A loss for the second player where the first's odd threat wins by
+        // zugzwang.
+        if hi > -1
+            && alpha >= -2
+            && let Some(b) = score::odd_threat_bound(p, threats)
         {
             hi = hi.min(b);
         }
