@@ -272,6 +272,37 @@ fn an_odd_threat_never_claims_a_win_minimax_does_not_find() {
     );
 }
 
+/// A move into the first player's odd threat (`score::odd_threat_move`,
+/// which settles a first-player node in the solver) against plain
+/// minimax: the move scores at least what it claims; never a claim for
+/// the second player. Positions with a win at once are left out: the
+/// solver plays the win before it asks.
+#[test]
+fn a_move_into_an_odd_threat_never_claims_more_than_minimax_finds() {
+    let mut claimed = 0;
+    for (rules, max_empty, seed) in even_row_boards(0, 41) {
+        for p in late_positions(rules, max_empty, 1_500, seed) {
+            if p.winning_moves() != 0 {
+                continue;
+            }
+            let Some((v, cell)) = connect4::score::odd_threat_move(&p, p.possible(), -100) else {
+                continue;
+            };
+            claimed += 1;
+            assert_eq!(p.moves_played() % 2, 0);
+            let mut after = p;
+            after.play_cell(cell);
+            let rows = connect4::grid::to_rows(&p);
+            assert!(v >= 1, "{rules}: a claim of {v} {rows:?}");
+            assert!(
+                -minimax(&after, &mut HashMap::new()) >= v,
+                "{rules}: the move claims {v} {rows:?}"
+            );
+        }
+    }
+    assert!(claimed >= 30, "only {claimed} moves into an odd threat");
+}
+
 /// A move that holds the opponent down by claimeven
 /// (`score::claimeven_move`, which the solver takes as "at least a draw",
 /// or "a win" where claimeven gives the mover a line) against plain
