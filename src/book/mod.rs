@@ -91,7 +91,7 @@ pub struct BookMove {
 }
 
 /// The book shipped with the engine, for the standard board.
-const SHIPPED: &[u8] = include_bytes!("../../book/7x6x4.c4book");
+static SHIPPED: &[u8] = include_bytes!("../../book/7x6x4.c4book");
 
 /// An opening book for one board size.
 #[derive(Clone, Debug, PartialEq, Eq)]
