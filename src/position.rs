@@ -236,6 +236,38 @@ impl Position {
         self.bottom * (rows & ((1u64 << self.rows) - 1))
     }
 
+    /// The cells of the odd rows, counted from 1 at the bottom (rows 1, 3,
+    /// 5, ...): those the first player gets under claimeven.
+    #[inline]
+    pub fn odd_rows(&self) -> u64 {
+        self.rows_mask(0x5555_5555_5555_5555)
+    }
+
+    /// The cells of the even rows, counted from 1 at the bottom (rows 2, 4,
+    /// 6, ...): those the second player claims.
+    #[inline]
+    pub fn even_rows(&self) -> u64 {
+        self.rows_mask(0xaaaa_aaaa_aaaa_aaaa)
+    }
+
+    /// On a board of an even number of rows, where the zugzwang arguments
+    /// (claimeven, the odd threat) hold, whether the first player is to
+    /// move; `None` on a board of an odd number of rows.
+    #[inline]
+    pub fn zugzwang_parity(&self) -> Option<bool> {
+        self.rows
+            .is_multiple_of(2)
+            .then_some(self.moves.is_multiple_of(2))
+    }
+
+    /// The sentinel bit above `cell`'s column (the bit past its top cell):
+    /// the cells of the column above `cell` are the bits between them.
+    #[inline]
+    fn sentinel_above(&self, cell: u64) -> u64 {
+        let higher = (self.bottom << self.rows) & !(cell | (cell - 1));
+        higher & higher.wrapping_neg()
+    }
+
     /// All cells of a column.
     #[inline]
     pub fn column_mask(&self, column: u32) -> u64 {
@@ -333,11 +365,10 @@ impl Position {
     /// and the cells playable now.
     #[inline]
     pub fn claimeven_denies_a_line(&self) -> bool {
-        if self.rows % 2 == 1 || self.moves % 2 == 1 {
+        if self.zugzwang_parity() != Some(true) {
             return false;
         }
-        let odd_rows = self.rows_mask(0x5555_5555_5555_5555);
-        let reachable = self.current_stones() | (odd_rows & !self.mask) | self.possible();
+        let reachable = self.current_stones() | (self.odd_rows() & !self.mask) | self.possible();
         !self.has_line(reachable)
     }
 
@@ -348,8 +379,7 @@ impl Position {
     /// win, loses by the last move at the latest: its score is at most -1.
     #[inline]
     pub fn claimeven_gives_the_opponent_a_line(&self) -> bool {
-        let even_rows = self.rows_mask(0xaaaa_aaaa_aaaa_aaaa);
-        let claimed = self.opponent_stones() | (even_rows & !self.mask & !self.possible());
+        let claimed = self.opponent_stones() | (self.even_rows() & !self.mask & !self.possible());
         self.has_line(claimed)
     }
 
@@ -387,28 +417,26 @@ impl Position {
     /// has them at hand): any of them, or all, may be left out.
     #[inline]
     pub fn odd_threat_win_among(&self, threats: u64) -> Option<u32> {
-        if self.rows % 2 == 1 || self.moves.is_multiple_of(2) {
+        if self.zugzwang_parity() != Some(false) {
             return None;
         }
-        let odd_rows = self.rows_mask(0x5555_5555_5555_5555);
+        let odd_rows = self.odd_rows();
         let possible = self.possible();
         let threats = threats & odd_rows & !possible;
         if threats == 0 {
             return None;
         }
         let empty = self.board & !self.mask;
-        let sentinels = self.bottom << self.rows;
         // The most cells above a winning threat in its column.
         let mut most_above: Option<u32> = None;
         let mut left = threats;
         while left != 0 {
             let threat = left & left.wrapping_neg();
             // The threat's column: its playable cell (the highest one
-            // below the threat), its sentinel, its empty cells.
+            // below the threat) and the empty cells from there up.
             let below = possible & (threat - 1);
             let playable = 1u64 << (63 - below.leading_zeros());
-            let higher = sentinels & !(threat - 1);
-            let column = (higher & higher.wrapping_neg()) - playable;
+            let column = self.sentinel_above(threat) - playable;
             // The lowest threat of a column is the one to take.
             left &= !column;
             // A column of an odd number of stones has its playable cell on
@@ -430,13 +458,8 @@ impl Position {
     /// `above` higher up in their column.
     #[inline]
     pub fn under_any(&self, cells: u64, above: u64) -> u64 {
-        let sentinels = self.bottom << self.rows;
         crate::position::cells(cells)
-            .filter(|&cell| {
-                let higher = sentinels & !(cell | (cell - 1));
-                let column = (higher & higher.wrapping_neg()) - (cell << 1);
-                above & column != 0
-            })
+            .filter(|&cell| above & (self.sentinel_above(cell) - (cell << 1)) != 0)
             .fold(0, |m, cell| m | cell)
     }
 

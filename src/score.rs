@@ -73,10 +73,10 @@ pub fn odd_threat_bound(p: &Position, threats: u64) -> Option<i32> {
 /// under one (the only moves that can make a column of such a threat odd).
 #[inline]
 pub fn odd_threat_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u64)> {
-    if p.rows() % 2 == 1 || p.moves_played() % 2 == 1 {
+    if p.zugzwang_parity() != Some(true) {
         return None;
     }
-    let odd_rows = p.rows_mask(0x5555_5555_5555_5555);
+    let odd_rows = p.odd_rows();
     let possible = p.possible();
     let threats = p.own_winning_cells() & odd_rows & !possible;
     if threats == 0 {
@@ -103,7 +103,7 @@ pub fn odd_threat_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, 
 /// least `at_least`, with that score.
 #[inline]
 pub fn claimeven_move(p: &Position, moves: u64, at_least: i32) -> Option<(i32, u64)> {
-    if at_least > 1 || p.rows() % 2 == 1 || p.moves_played().is_multiple_of(2) {
+    if at_least > 1 || p.zugzwang_parity() != Some(false) {
         return None;
     }
     crate::position::cells(moves).find_map(|cell| {

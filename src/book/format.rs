@@ -291,12 +291,15 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 
 /// Parses a book; the error says what is wrong, without a file name.
 pub(super) fn decode(bytes: &[u8]) -> Result<Book, BookError> {
-    decode_inner(bytes, Check::Hash, |values| Cow::Owned(values.to_vec())).map_err(|problem| {
-        BookError::Invalid {
-            path: None,
-            problem,
-        }
-    })
+    decode_inner(bytes, Check::Hash, |values| Cow::Owned(values.to_vec())).map_err(not_a_book)
+}
+
+/// What is wrong with bytes that came from no file.
+fn not_a_book(problem: FormatError) -> BookError {
+    BookError::Invalid {
+        path: None,
+        problem,
+    }
 }
 
 /// Parses the bytes built into the program: its layers are read in place,
@@ -304,10 +307,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Book, BookError> {
 /// the same bytes, so a build that passed its tests holds them intact).
 /// The rest is checked as in [`decode`].
 pub(super) fn decode_embedded(bytes: &'static [u8]) -> Result<Book, BookError> {
-    decode_inner(bytes, Check::Trusted, Cow::Borrowed).map_err(|problem| BookError::Invalid {
-        path: None,
-        problem,
-    })
+    decode_inner(bytes, Check::Trusted, Cow::Borrowed).map_err(not_a_book)
 }
 
 /// Whether the check hash is computed when a book is read.

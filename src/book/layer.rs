@@ -134,6 +134,14 @@ impl Layer {
     /// An empty layer (every slot unknown) of the positions of `ply` plies
     /// on `rules`' board.
     pub fn new(rules: Rules, ply: u32) -> Result<Layer, BookError> {
+        let mut layer = Layer::numbering(rules, ply)?;
+        layer.values = Cow::Owned(vec![0; layer.value_bytes()]);
+        Ok(layer)
+    }
+
+    /// The numbering of the positions of `ply` plies on `rules`' board,
+    /// without values yet; what is wrong if such a layer cannot be.
+    fn numbering(rules: Rules, ply: u32) -> Result<Layer, BookError> {
         let refuse = |reason: String| BookError::Layer { rules, ply, reason };
         if rules.columns() > MAX_COLUMNS {
             return Err(refuse(format!(
@@ -168,8 +176,13 @@ impl Layer {
             shapes,
             colourings,
             binomials,
-            values: Cow::Owned(vec![0; (slots as usize).div_ceil(2)]),
+            values: Cow::Borrowed(&[]),
         })
+    }
+
+    /// The bytes that hold the layer's values: two slots a byte.
+    fn value_bytes(&self) -> usize {
+        (self.slots() as usize).div_ceil(2)
     }
 
     /// The board.
@@ -394,11 +407,12 @@ impl Layer {
         ply: u32,
         bytes: Cow<'static, [u8]>,
     ) -> Result<Layer, FormatError> {
-        let mut layer = Layer::new(rules, ply).map_err(|e| FormatError::NoLayer(Box::new(e)))?;
-        if bytes.len() != layer.values.len() {
+        let mut layer =
+            Layer::numbering(rules, ply).map_err(|e| FormatError::NoLayer(Box::new(e)))?;
+        if bytes.len() != layer.value_bytes() {
             return Err(FormatError::LayerLength {
                 ply,
-                expected: layer.values.len(),
+                expected: layer.value_bytes(),
                 found: bytes.len(),
             });
         }

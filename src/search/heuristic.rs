@@ -29,7 +29,7 @@ pub fn threats(p: &Position) -> i32 {
     let own_threats = p.winning_cells(own);
     let opp_threats = p.winning_cells(opp);
     // 0-based even rows are 1-based odd rows: the first player's good rows.
-    let odd_rows = odd_rows_mask(p);
+    let odd_rows = p.odd_rows();
     let first_to_move = p.moves_played().is_multiple_of(2);
     let (own_good, opp_good) = if first_to_move {
         (odd_rows, p.board_mask() & !odd_rows)
@@ -44,12 +44,6 @@ pub fn threats(p: &Position) -> i32 {
     let value = side(own_threats, own_good) - side(opp_threats, opp_good)
         + CENTRE_STONE * ((own & centre).count_ones() as i32 - (opp & centre).count_ones() as i32);
     value.clamp(-LIMIT, LIMIT)
-}
-
-/// Cells on rows 1, 3, 5, ... counted from 1 at the bottom.
-#[inline]
-fn odd_rows_mask(p: &Position) -> u64 {
-    p.rows_mask(0x5555_5555_5555_5555)
 }
 
 /// The centre column, or the two centre columns of an even board.
