@@ -33,11 +33,14 @@ const FORCING_FIRST_NODES: u64 = 3_000;
 /// hard one: the windows that decide its outcome come next (see
 /// [`helpers::outcome_window`]), whose proofs the others then reuse.
 const OUTCOME_FIRST_AFTER_NODES: u64 = 1_000_000;
-/// A position with at least this many empty cells (the first six plies of
-/// the standard board) is a hard one from the start: its far windows cost
+/// On a position with at least this many empty cells (the first six
+/// plies of the standard board), a probe of [`OUTCOME_FIRST_EARLY_NODES`]
+/// is costly enough: there the far windows of a hard position cost
 /// millions of nodes and fill the table with little the outcome's proof
-/// reuses.
+/// reuses, while an easy one settles in a few thousand.
 const OUTCOME_FIRST_EMPTY: u32 = 36;
+/// See [`OUTCOME_FIRST_EMPTY`].
+const OUTCOME_FIRST_EARLY_NODES: u64 = 100_000;
 
 /// An exact solver with a transposition table that persists between calls.
 pub struct Solver {
@@ -276,13 +279,18 @@ impl Solver {
     /// value with null-window searches (or a score of the right sign, when
     /// the window is `[-1, 1]`); `None` if the budget ran out. It probes
     /// the far windows first, which cost little and narrow the range, and
-    /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`] (or at once, on
-    /// a position of [`OUTCOME_FIRST_EMPTY`] empty cells), the windows of
+    /// once a probe has cost [`OUTCOME_FIRST_AFTER_NODES`] (fewer early in
+    /// the game: [`OUTCOME_FIRST_EMPTY`]), the windows of
     /// the outcome, then the window next to the bound that proof gave
     /// ([`helpers::edge_window`]); a helper beside it splits those proofs
     /// with it.
     fn narrow(&mut self, p: &Position, mut min: i32, mut max: i32) -> Option<i32> {
-        let mut hard = p.empty_cells() >= OUTCOME_FIRST_EMPTY;
+        let mut hard = false;
+        let dear = if p.empty_cells() >= OUTCOME_FIRST_EMPTY {
+            OUTCOME_FIRST_EARLY_NODES
+        } else {
+            OUTCOME_FIRST_AFTER_NODES
+        };
         let mut edge = false;
         while min < max {
             let outcome = hard.then(|| outcome_window(min, max)).flatten();
@@ -303,7 +311,7 @@ impl Solver {
             }
             // With helpers beside it too: the first splits these windows'
             // proofs with it (`helpers::follow_probes`).
-            hard |= self.budget.nodes() - before >= OUTCOME_FIRST_AFTER_NODES;
+            hard |= self.budget.nodes() - before >= dear;
             if r <= med {
                 max = r;
             } else {
