@@ -159,13 +159,9 @@ impl FakeRoot {
         self.dir.join("results/results.json")
     }
 
-    /// Writes an autograder zip with `args` and unpacks it as source/.
-    fn install(&self, args: &[&str]) -> String {
-        self.install_with(args, &[])
-    }
-
-    /// As [`FakeRoot::install`], with `env` set for setup.sh.
-    fn install_with(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+    /// Writes an autograder zip with `args` into this folder; returns what
+    /// the command said and the zip, opened.
+    fn zip(&self, args: &[&str]) -> (String, zip::ZipArchive<std::fs::File>) {
         let zip = self.dir.join("autograder.zip");
         let out = Command::new(arena())
             .arg("autograder")
@@ -180,20 +176,24 @@ impl FakeRoot {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
+        (said, archive)
+    }
+
+    /// Writes an autograder zip with `args` (and `--no-source`: the binary
+    /// runs here, and the bundled source has a test of its own) and
+    /// unpacks it as source/.
+    fn install(&self, args: &[&str]) -> String {
+        self.install_with(args, &[])
+    }
+
+    /// As [`FakeRoot::install`], with `env` set for setup.sh.
+    fn install_with(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+        let mut args = args.to_vec();
+        args.push("--no-source");
+        let (said, mut archive) = self.zip(&args);
         let source = self.dir.join("source");
         std::fs::remove_dir_all(&source).ok();
-        let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
-        // The sources to rebuild from, without pip's leftovers or tests.
-        let names: Vec<String> = archive
-            .file_names()
-            .map(|n| n.unwrap().into_owned())
-            .collect();
-        for name in names {
-            assert!(
-                !name.starts_with("rust/python/build") && !name.starts_with("rust/python/tests"),
-                "{name} in the zip"
-            );
-        }
         archive.extract(&source).unwrap();
         let started = Instant::now();
         let out = Command::new("bash")
@@ -981,4 +981,91 @@ fn two_gradings_at_once_never_kill_each_other_s_student() {
         graded[1].1
     );
     assert!(processes_of("c4student").is_empty());
+}
+
+/// The source bundled for images where the binary does not run (setup.sh
+/// builds it with cargo) is a whole workspace: every member's manifest is
+/// there, every file the code embeds resolves, and nothing else rides
+/// along (no book layer still being built, no pip leftovers, no tests).
+/// Needs no root: nothing is installed.
+#[test]
+fn the_bundled_source_is_a_whole_workspace_and_nothing_more() {
+    let root = FakeRoot::new("bundle");
+    let (said, mut archive) = root.zip(&["--kind", "engine"]);
+    assert!(!said.contains("no source bundled"), "{said}");
+    let names: Vec<String> = archive
+        .file_names()
+        .map(|n| n.unwrap().into_owned())
+        .collect();
+    assert!(names.iter().any(|n| n == "rust/Cargo.lock"), "{names:?}");
+    for name in &names {
+        let stray = [
+            "rust/python/build",
+            "rust/python/tests",
+            "rust/book/in-progress",
+            "rust/target",
+        ];
+        assert!(
+            !stray.iter().any(|s| name.starts_with(s)) && !name.contains("/tests/"),
+            "{name} in the zip"
+        );
+    }
+    archive.extract(&root.dir).unwrap();
+    let workspace = root.dir.join("rust");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--offline",
+            "--no-deps",
+            "--format-version",
+            "1",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the bundled workspace does not load:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let embedded = embedded_files(&workspace);
+    assert!(embedded.len() > 10, "{embedded:?}");
+    for (source, path) in embedded {
+        assert!(
+            path.is_file(),
+            "{} embeds {}, which the zip does not carry",
+            source.display(),
+            path.display()
+        );
+    }
+}
+
+/// Every file that the Rust sources under `dir` embed with `include_str!`
+/// or `include_bytes!` of a literal path, with the source that embeds it.
+fn embedded_files(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(embedded_files(&path));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let code = std::fs::read_to_string(&path).unwrap();
+        for macro_name in ["include_str!(", "include_bytes!("] {
+            for (at, _) in code.match_indices(macro_name) {
+                let rest = code[at + macro_name.len()..].trim_start();
+                let Some(literal) = rest.strip_prefix('"') else {
+                    continue;
+                };
+                let target = &literal[..literal.find('"').unwrap()];
+                found.push((path.clone(), path.parent().unwrap().join(target)));
+            }
+        }
+    }
+    found
 }

@@ -97,14 +97,19 @@ fn add_wheels(
     Ok(())
 }
 
-/// The files of the workspace that build the binary (no tests, no data).
-const SOURCE_PARTS: [&str; 8] = [
+/// The files of the workspace that build the binary (no tests, no data):
+/// every member's manifest and source, and of `book/` only the shipped
+/// book the library embeds (never a layer still being built beside it).
+const SOURCE_PARTS: [&str; 10] = [
     "Cargo.toml",
     "Cargo.lock",
     "src",
-    "book",
+    "book/7x6x4.c4book",
     "arena/Cargo.toml",
     "arena/src",
+    "crates",
+    // The protocol's schema and README, which the library embeds.
+    "protocol",
     // What the build reads of the bridge (its wheel is made from these),
     // never pip's leftovers or the tests.
     "python/pyproject.toml",
