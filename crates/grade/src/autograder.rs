@@ -9,7 +9,7 @@
 //! | `bin/connect4-arena` | this binary (the grader, the reference engines) |
 //! | `python/*.whl` | the Python bridge as a wheel, installed offline, and the `--wheels` given (numpy's) |
 //! | `include/NAME/` | each `--include` folder (on a policy's import path by default) |
-//! | `rust/` | the source this binary was built from, built by `setup.sh` if the binary does not run there |
+//! | `rust/` | the workspace this binary was built from (every crate, no tests), built by `setup.sh` if the binary does not run there |
 //!
 //! Every path in the scripts derives from `AUTOGRADER_ROOT` (default
 //! `/autograder`), so the zip runs unchanged in a test folder.
