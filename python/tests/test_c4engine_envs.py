@@ -10,8 +10,6 @@ import warnings
 import numpy as np
 import pytest
 
-from test_c4engine import c4, package  # noqa: F401 (fixtures)
-
 
 @pytest.mark.parametrize("reward", ["result", "verdict"])
 def test_the_pettingzoo_environment_passes_pettingzoo_s_api_test(c4, reward):  # noqa: F811

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from binaries import cargo_binary
-from test_c4engine import c4, labelled, package  # noqa: F401 (fixtures)
+from test_c4engine import labelled
 
 
 def test_every_agent_chooses_a_legal_move(c4, tmp_path):  # noqa: F811

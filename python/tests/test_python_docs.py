@@ -7,7 +7,6 @@ import io
 import re
 from pathlib import Path
 
-from test_c4engine import c4, package  # noqa: F401 (fixtures)
 
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "python.md"
 

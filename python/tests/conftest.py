@@ -1,0 +1,51 @@
+"""The fixtures every module of the tests shares, built once a run: the
+c4engine package (`package`, `c4`) the module's tests import.
+
+Here and not in one test module, so that pytest builds the students' kit
+once a run and not once for each module that imports the fixtures."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from binaries import cargo_binary, maturin
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.fixture(scope="session")
+def package(tmp_path_factory):
+    """A folder holding the c4engine package: with C4ENGINE_FROM_KIT=1 (as
+    scripts/test sets it) the students' kit's wheel, built by
+    `connect4-arena kit` and installed there by pip, so that every test of
+    the module runs what students install; else assembled from
+    python/src/c4engine and the extension cargo built."""
+    root = tmp_path_factory.mktemp("c4engine")
+    if os.environ.get("C4ENGINE_FROM_KIT"):
+        from test_policy import arena_binary
+
+        kit = root / "kit"
+        built = subprocess.run([arena_binary(), "kit", "--out", str(kit), "--source", str(REPO),
+                                "--maturin", maturin()],
+                               capture_output=True, text=True, timeout=1800)
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+        wheel = next(kit.glob("connect4_kit-*.whl"))
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(root / "site"), str(wheel)], check=True)
+        return root / "site"
+    native = cargo_binary("libc4engine_native.so", "C4ENGINE_NATIVE",
+                          "cargo build --release -p connect4-python")
+    shutil.copytree(REPO / "python" / "src" / "c4engine", root / "c4engine")
+    shutil.copy(native, root / "c4engine" / "_native.abi3.so")
+    return root
+
+
+@pytest.fixture(scope="session")
+def c4(package):
+    sys.path.insert(0, str(package))
+    import c4engine
+    return c4engine
