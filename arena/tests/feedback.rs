@@ -60,8 +60,7 @@ fn told(output: &str) -> Vec<Told> {
 
 #[test]
 fn the_move_that_lost_each_game_is_named_and_the_solver_agrees() {
-    let dir = std::env::temp_dir().join(format!("arena-feedback-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("feedback");
     let results = dir.join("results.json");
     arena()
         .args([

@@ -64,12 +64,43 @@ pub fn grading_with_log(dir: &Path, log: &Path) -> Command {
     command
 }
 
-/// A fresh scratch directory.
-pub fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch directory, removed with what is in it when the test
+/// that made it ends (passing or failing: a failing test's assertion
+/// quotes what it needs).
+pub fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
     std::fs::remove_dir_all(&dir).ok();
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A scratch directory (see [`scratch`]): a path while the test runs.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
 }
 
 /// The games of a log.
