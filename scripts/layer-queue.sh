@@ -37,7 +37,14 @@ for claim in "$dir"/claim.*; do
 done
 
 # Takes shards in order until none is left, each as a Slurm array task.
+# A worker leads a session of its own, and where the kernel groups
+# sessions for scheduling (autogroup), nice ranks processes only within
+# their group: the group's own nice (/proc/self/autogroup) is what makes
+# the build give way to the machine's other work.
 worker() {
+    if [ -w /proc/self/autogroup ]; then
+        echo 19 >/proc/self/autogroup || true
+    fi
     for n in $(seq "$shards"); do
         mkdir "$dir/claim.$n" 2> /dev/null || continue
         SLURM_ARRAY_TASK_ID=$n bash "$root/scripts/slurm/book-task.sbatch" "$dir" \
