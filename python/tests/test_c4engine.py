@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-
 REPO = Path(__file__).resolve().parent.parent.parent
 BENCH = REPO.parent / "shared" / "bench"
 

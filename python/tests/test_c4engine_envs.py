@@ -12,13 +12,13 @@ import pytest
 
 
 @pytest.mark.parametrize("reward", ["result", "verdict"])
-def test_the_pettingzoo_environment_passes_pettingzoo_s_api_test(c4, reward):  # noqa: F811
+def test_the_pettingzoo_environment_passes_pettingzoo_s_api_test(c4, reward):
     from pettingzoo.test import api_test
 
     api_test(c4.pettingzoo_env(reward=reward), num_cycles=200 if reward == "result" else 40)
 
 
-def test_it_plays_as_connect_four_v3_move_by_move(c4):  # noqa: F811
+def test_it_plays_as_connect_four_v3_move_by_move(c4):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from pettingzoo.classic import connect_four_v3
@@ -46,7 +46,7 @@ def test_it_plays_as_connect_four_v3_move_by_move(c4):  # noqa: F811
         assert ours.rewards == theirs.rewards
 
 
-def test_verdict_rewards_mark_the_move_that_gave_the_value_away(c4):  # noqa: F811
+def test_verdict_rewards_mark_the_move_that_gave_the_value_away(c4):
     env = c4.pettingzoo_env(reward="verdict")
     env.reset()
     # '44444' then column 0 from 0: the solver says whether it kept the win.
@@ -62,7 +62,7 @@ def test_verdict_rewards_mark_the_move_that_gave_the_value_away(c4):  # noqa: F8
     assert env.rewards[mover] == expected
 
 
-def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):  # noqa: F811
+def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):
     from gymnasium.utils.env_checker import check_env
 
     check_env(c4.gymnasium_env("random"))
@@ -90,7 +90,7 @@ def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):  # noqa: F811
         c4.gymnasium_env("random").step(9)
 
 
-def test_the_kaggle_agent_plays_in_connectx(c4):  # noqa: F811
+def test_the_kaggle_agent_plays_in_connectx(c4):
     from kaggle_environments import make
 
     env = make("connectx", debug=True)
@@ -101,7 +101,7 @@ def test_the_kaggle_agent_plays_in_connectx(c4):  # noqa: F811
     assert all(s.status == "DONE" for s in env.state)
 
 
-def test_openspiel_states_and_tensors_read_and_the_bot_plays(c4):  # noqa: F811
+def test_openspiel_states_and_tensors_read_and_the_bot_plays(c4):
     pyspiel = pytest.importorskip("pyspiel")
     game = pyspiel.load_game("connect_four")
     state = game.new_initial_state()

@@ -11,7 +11,7 @@ from binaries import cargo_binary
 from test_c4engine import labelled
 
 
-def test_every_agent_chooses_a_legal_move(c4, tmp_path):  # noqa: F811
+def test_every_agent_chooses_a_legal_move(c4, tmp_path):
     engine = cargo_binary("connect4", "CONNECT4_ENGINE", "cargo build --release")
     model = tmp_path / "q.json"
     subprocess.run([engine, "train", "qlearning", "--episodes", "50", "--out", str(model)],
@@ -28,7 +28,7 @@ def test_every_agent_chooses_a_legal_move(c4, tmp_path):  # noqa: F811
         c4.Player("random").choose(c4.Position.from_columns([0, 1, 0, 1, 0, 1, 0]))
 
 
-def test_the_perfect_player_wins_every_won_position(c4):  # noqa: F811
+def test_the_perfect_player_wins_every_won_position(c4):
     won = [(m, s) for m, s in labelled("Test_L2_R1", 60) if s > 0][:10]
     assert won
     for moves, _ in won:
@@ -39,7 +39,7 @@ def test_the_perfect_player_wins_every_won_position(c4):  # noqa: F811
         assert game["moves"][:game["opening"]] == p.columns
 
 
-def test_python_players_of_every_kind_play_and_forfeit_with_a_reason(c4):  # noqa: F811
+def test_python_players_of_every_kind_play_and_forfeit_with_a_reason(c4):
     mounted = []
 
     class Policy:
@@ -70,7 +70,7 @@ def test_python_players_of_every_kind_play_and_forfeit_with_a_reason(c4):  # noq
         c4.play_game(42, "random")
 
 
-def test_a_match_is_colour_swapped_counted_and_repeatable(c4):  # noqa: F811
+def test_a_match_is_colour_swapped_counted_and_repeatable(c4):
     match = c4.play_match("greedy", "random", games=20, seed=5)
     assert match["wins"] + match["draws"] + match["losses"] == 20
     assert [g["a_first"] for g in match["games"][:4]] == [True, False, True, False]
@@ -81,7 +81,7 @@ def test_a_match_is_colour_swapped_counted_and_repeatable(c4):  # noqa: F811
     assert match["score"] > 0.8, match["score"]
 
 
-def test_verdicts_name_the_move_that_lost_the_value(c4):  # noqa: F811
+def test_verdicts_name_the_move_that_lost_the_value(c4):
     rank = {"loss": 0, "draw": 1, "win": 2}
     reverse = {"win": "loss", "draw": "draw", "loss": "win"}
     solver = c4.Solver()
@@ -107,7 +107,7 @@ def test_verdicts_name_the_move_that_lost_the_value(c4):  # noqa: F811
     assert [v["column"] for v in judged["verdicts"]] == judged["moves"]
 
 
-def test_accuracy_is_one_for_the_perfect_player_and_names_every_lost_move(c4):  # noqa: F811
+def test_accuracy_is_one_for_the_perfect_player_and_names_every_lost_move(c4):
     positions = labelled("Test_L3_R1", 100)
     assert c4.accuracy("perfect", positions)["accuracy"] == 1.0
     assert c4.accuracy("perfect", games=4, opponent="greedy", seed=1)["accuracy"] == 1.0
@@ -134,7 +134,7 @@ def test_accuracy_is_one_for_the_perfect_player_and_names_every_lost_move(c4):  
         c4.accuracy(lambda p: 9, positions[:3])
 
 
-def test_levels_are_players_weakest_first(c4):  # noqa: F811
+def test_levels_are_players_weakest_first(c4):
     assert len(c4.LEVELS) == 7 and c4.LEVELS[0] == "random" and c4.LEVELS[-1] == "perfect"
     assert c4.level(3).spec.startswith("alphabeta:depth=4")
     with pytest.raises(ValueError, match="level 8: levels are 1 to 7"):

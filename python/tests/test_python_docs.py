@@ -7,7 +7,6 @@ import io
 import re
 from pathlib import Path
 
-
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "python.md"
 
 
@@ -36,7 +35,7 @@ def annotated(block):
     return values
 
 
-def test_every_example_runs_and_prints_what_the_page_says(c4):  # noqa: F811
+def test_every_example_runs_and_prints_what_the_page_says(c4):
     namespace = {}
     assert len(blocks()) >= 4
     assert sum(len(annotated(b)) for b in blocks()) >= 10
