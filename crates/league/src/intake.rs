@@ -23,8 +23,9 @@ use sha2::{Digest, Sha256};
 use crate::rating::Rating;
 use crate::store::{Player, Store};
 
-/// A submission's files may weigh this much at most.
-const MOST_BYTES: u64 = 64 << 20;
+/// A submission's files may weigh this much at most (room for an engine
+/// built on connect4, with its 58 MiB book).
+const MOST_BYTES: u64 = 256 << 20;
 /// And number this many.
 const MOST_FILES: usize = 10_000;
 

@@ -94,7 +94,8 @@ pub struct StudentLimits {
     /// Processes and threads the student's user may have at once.
     #[serde(default = "default_processes")]
     pub processes: u64,
-    /// Largest file a student's process may write, in MiB.
+    /// Largest file a student's process may write, in MiB: room for an
+    /// engine built on this one, whose binary embeds the 58 MiB book.
     #[serde(default = "default_file")]
     pub file_mb: u64,
     /// Seconds the build may take.
@@ -109,7 +110,7 @@ fn default_processes() -> u64 {
     256
 }
 fn default_file() -> u64 {
-    64
+    256
 }
 fn default_build() -> u64 {
     600
