@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,9 +36,19 @@ fn get(port: u16, path: &str) -> (u16, String) {
 
 /// `serve` with `args` on a free port, and its port.
 fn serve(args: &[&str]) -> (Child, u16) {
-    let mut server = Command::new(arena_path())
-        .args(["serve", "--port", "0"])
-        .args(args)
+    start(serve_command(args))
+}
+
+/// The command of `serve` on a free port with `args`.
+fn serve_command(args: &[&str]) -> Command {
+    let mut command = Command::new(arena_path());
+    command.args(["serve", "--port", "0"]).args(args);
+    command
+}
+
+/// Starts a `serve` command; the server and its port.
+fn start(mut command: Command) -> (Child, u16) {
+    let mut server = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -147,7 +158,19 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
 #[test]
 fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        let (mut server, port) = serve(&["--engine", "name=greedy,cmd=self,option.agent=greedy"]);
+        let mut command = serve_command(&["--engine", "name=greedy,cmd=self,option.agent=greedy"]);
+        // Started as a script's `serve &` starts it, with SIGINT and
+        // SIGTERM ignored: the server must still stop at them.
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        let (mut server, port) = start(command);
         let (code, body) = get(port, "/api/move?engine=1&moves=4");
         assert_eq!(code, 200, "{body}");
         let engines = children_of(server.id());

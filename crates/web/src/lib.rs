@@ -147,7 +147,7 @@ pub fn run(args: &Args, league: Option<Arc<dyn League>>) -> Result<ExitCode> {
         ),
         None => println!("serving on http://{address}/ (Ctrl-C to stop)"),
     }
-    server::serve(listener, address.port(), state)?;
+    server::serve(listener, address.port(), state, server::Until::Signalled)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -185,7 +185,7 @@ pub fn follow_league(port: u16, league: Arc<dyn League>) -> Result<String> {
 fn serve_aside(state: Arc<Served>, port: u16, what: &'static str) -> Result<SocketAddr> {
     let (listener, address) = listen(IpAddr::V4(Ipv4Addr::LOCALHOST), port)?;
     std::thread::spawn(move || {
-        if let Err(e) = server::serve(listener, address.port(), state) {
+        if let Err(e) = server::serve(listener, address.port(), state, server::Until::ProcessEnds) {
             eprintln!("connect4-arena: {what} stopped: {e:#}");
         }
     });

@@ -7,8 +7,10 @@
 //! request head never comes: both are what keep slow or idle clients from
 //! holding the server (`arena/tests/web.rs` floods it).
 
+use std::future::Future;
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::task::{self, Poll};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -19,6 +21,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::Semaphore;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::{BoxError, ServiceBuilder};
@@ -38,11 +41,24 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest a connection stays open in all.
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// Answers the requests on `listener` (which serves on `port`) until the
-/// process ends, on an asynchronous HTTP stack (axum on tokio: a
-/// connection costs a task, not a thread), the work on [`WORKERS`]
-/// threads.
-pub fn serve(listener: TcpListener, port: u16, served: Arc<Served>) -> Result<()> {
+/// When the server stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// When the process ends (a page served beside a run, which handles
+    /// the signals itself).
+    ProcessEnds,
+    /// At the first Ctrl-C (SIGINT) or SIGTERM, handled here even where
+    /// the process was started with them ignored (a script's `serve &`
+    /// inherits SIGINT ignored, and the default action would never come).
+    Signalled,
+}
+
+/// Answers the requests on `listener` (which serves on `port`) until
+/// `until`, on an asynchronous HTTP stack (axum on tokio: a connection
+/// costs a task, not a thread), the work on [`WORKERS`] threads. Returns
+/// without waiting for the work in hand, whose threads end with the
+/// process.
+pub fn serve(listener: TcpListener, port: u16, served: Arc<Served>, until: Until) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(WORKERS)
@@ -52,14 +68,58 @@ pub fn serve(listener: TcpListener, port: u16, served: Arc<Served>) -> Result<()
         .enable_time()
         .build()
         .context("starting the server's runtime")?;
-    runtime.block_on(async move {
+    let stopped = runtime.block_on(async move {
+        let mut signals = match until {
+            Until::Signalled => Some(Signals::new()?),
+            Until::ProcessEnds => None,
+        };
         warm_up().await;
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        accept(listener, router(served, port)).await;
-        Ok::<(), std::io::Error>(())
+        let accepting = accept(listener, router(served, port));
+        let mut accepting = std::pin::pin!(accepting);
+        Ok::<_, std::io::Error>(
+            std::future::poll_fn(|cx| {
+                if let Some(name) = signals.as_mut().and_then(|s| s.poll(cx)) {
+                    return Poll::Ready(Some(name));
+                }
+                accepting.as_mut().poll(cx).map(|()| None)
+            })
+            .await,
+        )
     })?;
+    if let Some(name) = stopped {
+        eprintln!("connect4-arena: stopped by {name}");
+    }
+    runtime.shutdown_background();
     Ok(())
+}
+
+/// The signals that stop a server of its own: SIGINT and SIGTERM.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl Signals {
+    /// Listens for both (from now on, replacing an inherited "ignore").
+    fn new() -> std::io::Result<Signals> {
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// The name of the signal that came, if one did.
+    fn poll(&mut self, cx: &mut task::Context<'_>) -> Option<&'static str> {
+        if self.interrupt.poll_recv(cx).is_ready() {
+            Some("Ctrl-C (SIGINT)")
+        } else if self.terminate.poll_recv(cx).is_ready() {
+            Some("SIGTERM")
+        } else {
+            None
+        }
+    }
 }
 
 /// Every path the server answers. The page's files and what costs nothing
