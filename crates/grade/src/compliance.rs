@@ -20,7 +20,9 @@ pub struct Args {
     /// The engine to check (see below).
     #[arg(long)]
     pub engine: EngineSpec,
-    /// Time an engine may take beyond a movetime (ms).
+    /// Time an engine may take beyond a movetime, and beyond the waits
+    /// for a stop's and a bad line's replies (ms): more on a loaded
+    /// machine.
     #[arg(long, default_value_t = 200)]
     pub time_margin: u64,
 }
@@ -247,7 +249,7 @@ fn ping_during_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
     }
 }
 
-fn stop_ends_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
+fn stop_ends_search(p: &mut EngineProcess, margin: Duration) -> CheckResult {
     expect_ok(p, position(""), "position")?;
     let go = p
         .send(Command::Go(GoLimits {
@@ -260,11 +262,9 @@ fn stop_ends_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
     let stop = p.send(Command::Stop).map_err(fail)?;
     // The stop's ok and the go's bestmove, in either order.
     let (mut ok, mut best) = (false, false);
+    let wait = Duration::from_secs(2) + margin;
     while !(ok && best) {
-        match p
-            .recv_any(Instant::now() + Duration::from_secs(2))
-            .map_err(fail)?
-        {
+        match p.recv_any(Instant::now() + wait).map_err(fail)? {
             Some(Reply::Info { .. }) => {}
             Some(Reply::Ok { id: Some(i), .. }) if i == id(stop) => ok = true,
             Some(Reply::Bestmove { id: Some(i), .. }) if i == id(go) => best = true,
@@ -275,7 +275,10 @@ fn stop_ends_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
                 ));
             }
             None => {
-                return Err(format!("after stop: ok {ok}, bestmove {best} within 2 s"));
+                return Err(format!(
+                    "after stop: ok {ok}, bestmove {best} within {} ms",
+                    wait.as_millis()
+                ));
             }
         }
     }
@@ -285,9 +288,10 @@ fn stop_ends_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
     ))
 }
 
-fn bad_input(p: &mut EngineProcess, _: Duration) -> CheckResult {
+fn bad_input(p: &mut EngineProcess, margin: Duration) -> CheckResult {
+    let answer = ANSWER + margin;
     p.send_raw("this is not json").map_err(fail)?;
-    match p.recv_any(Instant::now() + ANSWER).map_err(fail)? {
+    match p.recv_any(Instant::now() + answer).map_err(fail)? {
         Some(Reply::Error {
             code: ErrorCode::BadJson,
             ..
@@ -300,13 +304,13 @@ fn bad_input(p: &mut EngineProcess, _: Duration) -> CheckResult {
         }
         None => return Err("no reply to a non-JSON line".into()),
     }
-    match p.ask(position("48"), ANSWER).map_err(fail)? {
+    match p.ask(position("48"), answer).map_err(fail)? {
         Reply::Error {
             code: ErrorCode::IllegalMove,
             message,
             ..
         } => {
-            p.ask(Command::Ping, ANSWER).map_err(fail)?;
+            p.ask(Command::Ping, answer).map_err(fail)?;
             Ok(format!("illegal move refused: {message}"))
         }
         other => Err(format!(
