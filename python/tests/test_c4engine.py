@@ -239,8 +239,11 @@ def test_a_long_call_lets_other_threads_run(c4):
 
 
 def test_ctrl_c_stops_a_long_solve(package):
+    # Python's own Ctrl-C handler, as at a terminal: a test run started in
+    # the background inherits SIGINT ignored, and Python keeps that.
     script = (
-        "import sys, c4engine\n"
+        "import signal, sys, c4engine\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "solver = c4engine.Solver(book=False)\n"
         "print('solving', flush=True)\n"
         "try:\n"
