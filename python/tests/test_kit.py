@@ -11,11 +11,15 @@ import time
 import zipfile
 from pathlib import Path
 
+import pytest
 
 from binaries import maturin
 from test_policy import arena_binary
 
 REPO = Path(__file__).resolve().parent.parent.parent
+
+# Builds the kit (scripts/test runs this once its own build of the kit is done).
+pytestmark = pytest.mark.kit
 
 # The instructor's config, kept with the arena's other grading fixtures.
 CONFIG = (REPO / "arena" / "tests" / "fixtures" / "kit-policy.toml").read_text()

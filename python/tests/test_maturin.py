@@ -18,6 +18,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
+# Checks the kit's wheel under scripts/test (see above).
+pytestmark = pytest.mark.kit
+
 
 def maturin():
     found = shutil.which("maturin", path=str(Path(sys.executable).parent)) or shutil.which("maturin")
