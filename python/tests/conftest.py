@@ -54,6 +54,8 @@ def c4(package):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "kit: needs the students' kit built (scripts/test runs these once it is)")
+    config.addinivalue_line(
+        "markers", "release: needs the release build (scripts/test runs these once it is)")
 
 
 def pytest_collection_modifyitems(config, items):

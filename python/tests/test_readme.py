@@ -22,6 +22,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent.parent
 README = REPO / "README.md"
 
+# The README's examples run against target/release, as its first command
+# builds it (scripts/test runs these once its release build is done).
+pytestmark = pytest.mark.release
+
 # Commands that cannot run in a test, and why.
 NOT_RUN = {
     "bash scripts/test": "the test command itself",
