@@ -2,7 +2,9 @@
 c4engine package (`package`, `c4`) the module's tests import.
 
 Here and not in one test module, so that pytest builds the students' kit
-once a run and not once for each module that imports the fixtures."""
+once a run and not once for each module that imports the fixtures. The
+markers `kit` and `release` say which tests need the kit or the release
+build, so that scripts/test can run the others while those build."""
 
 import os
 import shutil
