@@ -4,7 +4,8 @@
 //!   its transposition table of score bounds;
 //! - `iterative`, `depth_table` and `heuristic`: the clocked search behind
 //!   `go` ([`Searcher`]), its table and its evaluation at the horizon;
-//! - `order`: move ordering;
+//! - `order`: move ordering, and `open_lines`, its tie-break early in the
+//!   game;
 //! - `limits`: [`Limits`] and the budget polled during a search (the
 //!   searches' own; callers give limits);
 //! - [`verdict`]: the solver's verdict on every move of a game, for the
@@ -16,6 +17,7 @@ pub(crate) mod depth_table;
 pub(crate) mod heuristic;
 pub(crate) mod iterative;
 pub(crate) mod limits;
+pub(crate) mod open_lines;
 pub(crate) mod order;
 pub mod priority;
 pub(crate) mod solver;

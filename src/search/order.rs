@@ -1,6 +1,7 @@
 //! Move ordering: centre columns first, then by the threats a move creates.
 
 use crate::position::Position;
+use crate::search::open_lines::OpenLines;
 
 /// Most columns on a board, hence most moves at a node.
 const MAX_MOVES: usize = crate::rules::MAX_COLUMNS as usize;
@@ -34,6 +35,10 @@ const WINS: u32 = u32::MAX;
 /// [`WINS`].
 const FIRST: u32 = WINS - 1;
 
+/// The weight of a point of threats against an open line in
+/// [`Scoring::ThreatsAndOpenLines`] (docs/solver.md has the others tried).
+const THREAT_WEIGHT: u32 = 4;
+
 /// How [`MoveSorter::fill`] scores a move (a move that leaves the opponent
 /// no defence scores above all, either way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,16 +49,24 @@ pub enum Scoring {
     /// those right above a playable cell counting more: the opponent can
     /// no longer play below them.
     Threats,
-    /// The same, and among moves that create as many, first those that
-    /// leave a threat on a playable cell, which the opponent must answer
-    /// at once.
+    /// The same, weighed [`THREAT_WEIGHT`] times, plus the lines still
+    /// open through the move's cell (lines none of whose cells holds the
+    /// other side's stone), the mover's it extends and the opponent's it
+    /// blocks together: early in the game, when few moves create threats,
+    /// it puts the stones where the lines are (a move on many more open
+    /// lines comes before one a point of threats better).
+    ThreatsAndOpenLines,
+    /// The same as [`Scoring::Threats`], and among moves that create as
+    /// many, first those that leave a threat on a playable cell, which the
+    /// opponent must answer at once.
     ForcingFirst,
 }
 
 impl Scoring {
     /// The score of `p`'s move at `cell`, where `opponent` holds the cells
     /// the opponent could complete a line on: the higher, the earlier it
-    /// is searched.
+    /// is searched (before [`Scoring::ThreatsAndOpenLines`] adds the open
+    /// lines).
     #[inline]
     fn score(self, p: &Position, cell: u64, opponent: u64) -> u32 {
         let threats = p.threats_after(cell);
@@ -61,10 +74,8 @@ impl Scoring {
             return WINS;
         }
         match self {
-            Scoring::Threats => {
-                let useful = threats & !(opponent << 1);
-                let next = useful & (p.possible_after(cell) << 1);
-                3 * useful.count_ones() + 2 * next.count_ones()
+            Scoring::Threats | Scoring::ThreatsAndOpenLines => {
+                threat_score(p, cell, threats, opponent)
             }
             Scoring::ForcingFirst => {
                 let forcing = (threats & p.possible_after(cell)).count_ones();
@@ -72,6 +83,15 @@ impl Scoring {
             }
         }
     }
+}
+
+/// The score of [`Scoring::Threats`] of `p`'s move at `cell`, which leaves
+/// the mover `threats`; `opponent` holds the opponent's.
+#[inline]
+fn threat_score(p: &Position, cell: u64, threats: u64, opponent: u64) -> u32 {
+    let useful = threats & !(opponent << 1);
+    let next = useful & (p.possible_after(cell) << 1);
+    3 * useful.count_ones() + 2 * next.count_ones()
 }
 
 /// A small sorted list of moves: the highest score comes out first, and among
@@ -131,6 +151,7 @@ impl MoveSorter {
             return sorter;
         }
         let opponent = p.opponent_winning_cells();
+        let open = (scoring == Scoring::ThreatsAndOpenLines).then(|| OpenLines::of(p));
         for &column in order {
             let cell = moves & column;
             if cell != 0 {
@@ -140,7 +161,10 @@ impl MoveSorter {
                         return sorter;
                     }
                     _ if cell == first => FIRST,
-                    score => score,
+                    score => match &open {
+                        Some(open) => score * THREAT_WEIGHT + open.through(cell),
+                        None => score,
+                    },
                 };
                 sorter.add(cell, score);
             }
@@ -242,7 +266,12 @@ mod tests {
             p.play(c);
         }
         let order: Vec<u64> = centre_first(7).iter().map(|&c| p.column_mask(c)).collect();
-        for scoring in [Scoring::Threats, Scoring::ForcingFirst] {
+        let scorings = [
+            Scoring::Threats,
+            Scoring::ThreatsAndOpenLines,
+            Scoring::ForcingFirst,
+        ];
+        for scoring in scorings {
             // Column 4 (0-based) or 1: the first in centre-first order; the
             // moves after it in that order are left out.
             let mut sorter = MoveSorter::fill(&p, p.possible(), 0, &order, scoring);
@@ -267,6 +296,25 @@ mod tests {
         let order: Vec<u64> = centre_first(7).iter().map(|&c| q.column_mask(c)).collect();
         let sorter = MoveSorter::fill(&q, q.non_losing_moves(), 0, &order, Scoring::Threats);
         assert_eq!(sorter.winner(), None);
+    }
+
+    #[test]
+    fn open_lines_order_moves_of_as_many_threats() {
+        // The empty board's moves create no threats: the bottom of column
+        // 1 (0-based) comes before column 0's, whatever the order of the
+        // columns says.
+        let p = Position::new(crate::rules::Rules::STANDARD);
+        let order: Vec<u64> = (0..7).map(|c| p.column_mask(c)).collect();
+        let columns = |scoring| {
+            MoveSorter::fill(&p, p.possible(), 0, &order, scoring)
+                .map(|cell| p.column_of(cell))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(columns(Scoring::Threats), vec![0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(
+            columns(Scoring::ThreatsAndOpenLines),
+            vec![3, 2, 4, 1, 5, 0, 6]
+        );
     }
 
     #[test]

@@ -29,6 +29,14 @@ use tables::{deep_table, key_bits, table_key};
 /// more than they save in a long search.
 const FORCING_FIRST_NODES: u64 = 3_000;
 
+/// In positions with at least this fraction of their cells empty (30 of
+/// the standard board's 42: its first 12 plies), moves are ordered by
+/// their threats and the lines still open through them
+/// ([`Scoring::ThreatsAndOpenLines`]); deeper, by their threats, the
+/// centre-first order breaking the ties (docs/solver.md has what each
+/// bought).
+const OPEN_LINES_EMPTY: (u32, u32) = (5, 7);
+
 /// Once a probe of the root has cost this many nodes, the position is a
 /// hard one: the windows that decide its outcome come next (see
 /// [`helpers::outcome_window`]), whose proofs the others then reuse.
@@ -576,12 +584,16 @@ impl Solver {
         }
     }
 
-    /// How the search orders a node's moves now (see
-    /// [`FORCING_FIRST_NODES`]).
+    /// How the search orders `p`'s moves now (see [`FORCING_FIRST_NODES`]
+    /// and [`OPEN_LINES_EMPTY`]).
     #[inline(always)]
-    fn scoring(&self) -> Scoring {
+    fn scoring(&self, p: &Position) -> Scoring {
         if self.budget.nodes() < FORCING_FIRST_NODES {
             Scoring::ForcingFirst
+        } else if p.empty_cells() * OPEN_LINES_EMPTY.1
+            >= p.columns() * p.rows() * OPEN_LINES_EMPTY.0
+        {
+            Scoring::ThreatsAndOpenLines
         } else {
             Scoring::Threats
         }
@@ -663,7 +675,7 @@ impl Solver {
         // promising. One that leaves no defence wins with the stone after
         // next; without one, the best left is a win a stone later.
         let first = hint.map_or(0, |c| moves & p.column_mask(flip(c)));
-        let sorted = MoveSorter::fill(p, moves, first, &self.order, self.scoring());
+        let sorted = MoveSorter::fill(p, moves, first, &self.order, self.scoring(p));
         if sorted.winner().is_some() {
             return score::upper_bound(p);
         }
