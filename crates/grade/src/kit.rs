@@ -54,14 +54,6 @@ pub struct Args {
     /// install maturin`).
     #[arg(long, default_value = "maturin")]
     pub maturin: String,
-    /// Cargo's folder for the kit's build (default: `target/kit` in the
-    /// repository, a folder of its own: the kit's flags differ from a plain
-    /// `cargo build --release`, and two builds with different flags in one
-    /// folder rebuild each other). Another folder is for a machine that
-    /// builds nothing else in release there: scripts/test gives `target`,
-    /// where the kit's build is also the README's release build.
-    #[arg(long, env = "CONNECT4_KIT_TARGET_DIR", value_name = "DIR")]
-    pub target_dir: Option<PathBuf>,
 }
 
 /// Builds the wheel and writes the kit.
@@ -91,13 +83,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .as_deref()
         .map(|config| visible_tests(config, &args.out))
         .transpose()?;
-    let target = match &args.target_dir {
-        Some(dir) => std::path::absolute(dir)
-            .with_context(|| format!("--target-dir {}: not a usable folder", dir.display()))?,
-        None => source.join("target/kit"),
-    };
-    let programs = build_programs(&args.cargo, &source, &target)?;
-    let extension = build_extension(&args.maturin, &source, &target)?;
+    let programs = build_programs(&args.cargo, &source)?;
+    let extension = build_extension(&args.maturin, &source)?;
     let wheel = kit_wheel(&source, &programs, extension, &tag)?;
     write(&args.out.join(&wheel.file_name), wheel.bytes)?;
     if let Some(text) = &visible {
@@ -147,18 +134,19 @@ pub fn built_from() -> Option<PathBuf> {
 }
 
 /// Builds the kit's programs once, with the repository's lock file, in
-/// cargo's folder `target` (by default `target/kit/`, their own folder:
-/// the build machine's paths are rewritten in them, which the usual
-/// release build does not do, and sharing a folder would rebuild one or
-/// the other every time); the folder the programs are in.
-fn build_programs(cargo: &str, source: &Path, target: &Path) -> Result<PathBuf> {
+/// `target/kit/` (their own folder: the build machine's paths are
+/// rewritten in them, which the usual release build does not do, and
+/// sharing a folder would rebuild one or the other every time); the
+/// folder the programs are in.
+fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
+    let target = source.join("target/kit");
     let mut command = Command::new(cargo);
     command
         .args(["build", "--release", "--locked"])
         .arg("--manifest-path")
         .arg(source.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(target);
+        .arg(&target);
     for program in PROGRAMS {
         command.args(["--bin", program]);
     }
@@ -173,18 +161,22 @@ fn build_programs(cargo: &str, source: &Path, target: &Path) -> Result<PathBuf> 
 }
 
 /// Builds the c4engine extension with maturin from the repository's
-/// pyproject.toml (what `pip install .` builds) in the programs' folder
-/// `target`, where the libraries it shares with them are built already,
+/// pyproject.toml (what `pip install .` builds) in the kit's own folder,
+/// where the libraries it shares with the programs are built already,
 /// with the same flags; the extension, from the wheel maturin writes.
-fn build_extension(maturin: &str, source: &Path, target: &Path) -> Result<Vec<u8>> {
+fn build_extension(maturin: &str, source: &Path) -> Result<Vec<u8>> {
+    let target = source.join("target/kit");
     let wheels = target.join("maturin-wheels");
-    remove_wheels(&wheels)?;
+    if wheels.exists() {
+        std::fs::remove_dir_all(&wheels)
+            .with_context(|| format!("emptying {}", wheels.display()))?;
+    }
     let mut command = Command::new(maturin);
     command
         .args(["build", "--release", "--locked", "--out"])
         .arg(&wheels)
         .arg("--target-dir")
-        .arg(target);
+        .arg(&target);
     kit_flags(&mut command, source);
     let status = command.status().with_context(|| {
         format!(
@@ -267,27 +259,6 @@ fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<(
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
             files.push(Entry::file(format!("{prefix}/{name}"), bytes));
-        }
-    }
-    Ok(())
-}
-
-/// Removes the wheels an earlier build left in `wheels` (maturin's
-/// folder), so that the one read next is this build's: its `.whl` files
-/// alone, since the folder may be in a cargo folder the caller named.
-fn remove_wheels(wheels: &Path) -> Result<()> {
-    let entries = match std::fs::read_dir(wheels) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", wheels.display())),
-    };
-    for entry in entries {
-        let path = entry
-            .with_context(|| format!("reading {}", wheels.display()))?
-            .path();
-        if path.extension().is_some_and(|e| e == "whl") {
-            std::fs::remove_file(&path)
-                .with_context(|| format!("removing the old wheel {}", path.display()))?;
         }
     }
     Ok(())
