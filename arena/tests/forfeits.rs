@@ -97,14 +97,16 @@ fn clocks_are_kept_and_an_engine_over_its_clock_loses_on_time() {
     for g in read_log(&log) {
         assert_eq!(g.reason, Reason::Time, "{g:?}");
         // 400 ms, 250 ms a move, 10 ms back each: about 160 ms left (and a 50 ms
-        // margin) for the second move, which it loses on time.
+        // margin) for the second move, which it loses on time. On a machine
+        // so loaded that the first move alone took the 400 ms, it loses on
+        // that one: still on time, and never later.
         let bad_moves = g
             .plies
             .iter()
             .enumerate()
             .filter(|(i, _)| (i % 2 == 0) == (g.first == "bad"))
             .count();
-        assert_eq!(bad_moves, 1, "{g:?}");
+        assert!(bad_moves <= 1, "{g:?}");
         let detail = g.detail.as_deref().unwrap();
         assert!(
             detail.contains("budget") || detail.contains("allowed"),
