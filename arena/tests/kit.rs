@@ -55,17 +55,15 @@ with zipfile.ZipFile(os.path.join(out, "c4engine-0.1.0-cp39-abi3-linux_x86_64.wh
     w.writestr("c4engine/_native.abi3.so", "extension built by maturin")
 "#;
 
-#[test]
-fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
-    let dir = scratch("kit-once");
+/// A copy of the repository's shape (without its target folder) in
+/// `dir/repo`, and the cargo and maturin stand-ins in `dir`.
+fn repository_and_stand_ins(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let source = dir.join("repo");
-    // The repository's shape, without its target folder.
     std::fs::create_dir_all(source.join("arena")).unwrap();
     std::fs::create_dir_all(source.join("docs")).unwrap();
-    copy_folder(
-        &repository().join("python/src/c4engine"),
-        &source.join("python/src/c4engine"),
-    );
+    for folder in ["python/src/c4engine", "python/src/c4bridge"] {
+        copy_folder(&repository().join(folder), &source.join(folder));
+    }
     for file in [
         "Cargo.toml",
         "Cargo.lock",
@@ -74,10 +72,6 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
     ] {
         std::fs::copy(repository().join(file), source.join(file)).unwrap();
     }
-    copy_folder(
-        &repository().join("python/src/c4bridge"),
-        &source.join("python/src/c4bridge"),
-    );
     let [cargo, maturin] =
         [("cargo", FAKE_CARGO), ("maturin", FAKE_MATURIN)].map(|(name, text)| {
             let path = dir.join(name);
@@ -85,17 +79,34 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             path
         });
-    let log = dir.join("calls");
-    arena()
+    (source, cargo, maturin)
+}
+
+/// `connect4-arena kit` from `source` into `dir/out` with the stand-ins,
+/// which log their calls to `log`; the folder for cargo, if any, from
+/// `CONNECT4_KIT_TARGET_DIR` alone.
+fn kit(dir: &Path, source: &Path, cargo: &Path, maturin: &Path, log: &Path) -> assert_cmd::Command {
+    let mut command = arena();
+    command
         .args(["kit", "--out"])
         .arg(dir.join("out"))
         .arg("--source")
-        .arg(&source)
+        .arg(source)
         .arg("--cargo")
-        .arg(&cargo)
+        .arg(cargo)
         .arg("--maturin")
-        .arg(&maturin)
-        .env("KIT_LOG", &log)
+        .arg(maturin)
+        .env("KIT_LOG", log)
+        .env_remove("CONNECT4_KIT_TARGET_DIR");
+    command
+}
+
+#[test]
+fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
+    let dir = scratch("kit-once");
+    let (source, cargo, maturin) = repository_and_stand_ins(&dir);
+    let log = dir.join("calls");
+    kit(&dir, &source, &cargo, &maturin, &log)
         .assert()
         .success();
     let calls = std::fs::read_to_string(&log).unwrap();
@@ -173,6 +184,89 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
         .read_to_string(&mut extension)
         .unwrap();
     assert_eq!(extension, "extension built by maturin");
+}
+
+#[test]
+fn the_kit_builds_in_the_cargo_folder_it_is_given() {
+    let dir = scratch("kit-target-dir");
+    let (source, cargo, maturin) = repository_and_stand_ins(&dir);
+    // A wheel an earlier build left, and a file of the user's beside it.
+    let target = dir.join("shared-target");
+    let wheels = target.join("maturin-wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    std::fs::write(
+        wheels.join("c4engine-0.0.1-cp39-abi3-linux_x86_64.whl"),
+        "old",
+    )
+    .unwrap();
+    std::fs::write(wheels.join("notes.txt"), "mine").unwrap();
+    for by_env in [false, true] {
+        let log = dir.join(format!("calls-{by_env}"));
+        let mut command = kit(&dir, &source, &cargo, &maturin, &log);
+        if by_env {
+            command.env("CONNECT4_KIT_TARGET_DIR", &target);
+        } else {
+            command.arg("--target-dir").arg(&target);
+        }
+        command.assert().success();
+        let calls = std::fs::read_to_string(&log).unwrap();
+        let given = format!("--target-dir {} ", target.display());
+        let lines: Vec<&str> = calls.lines().collect();
+        assert_eq!(lines.len(), 2, "{calls}");
+        assert!(lines.iter().all(|l| l.contains(&given)), "{calls}");
+        assert!(target.join("release/connect4-arena").is_file());
+        assert!(!source.join("target").exists(), "nothing in target/kit");
+    }
+    // Only this build's wheel is left (the kit read the right one), and
+    // the user's file.
+    let mut left: Vec<String> = std::fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["c4engine-0.1.0-cp39-abi3-linux_x86_64.whl", "notes.txt"]
+    );
+}
+
+#[test]
+fn the_printed_rustflags_are_the_kit_s_and_it_adds_them_once() {
+    let dir = scratch("kit-rustflags");
+    let (source, cargo, maturin) = repository_and_stand_ins(&dir);
+    let printed = arena()
+        .args(["kit", "--print-rustflags", "--source"])
+        .arg(&source)
+        .env_remove("RUSTFLAGS")
+        .env("CARGO_HOME", dir.join("cargo-home"))
+        .output()
+        .unwrap();
+    assert!(printed.status.success());
+    let flags = String::from_utf8(printed.stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    let remap = format!("--remap-path-prefix={}=connect4", source.display());
+    let home = format!(
+        "--remap-path-prefix={}=cargo",
+        dir.join("cargo-home").display()
+    );
+    assert_eq!(flags, format!("{home} {remap}"));
+    // A build with them set already: the kit's cargo and maturin get them
+    // as they are, each flag once.
+    let log = dir.join("calls");
+    kit(&dir, &source, &cargo, &maturin, &log)
+        .env("RUSTFLAGS", &flags)
+        .env("CARGO_HOME", dir.join("cargo-home"))
+        .assert()
+        .success();
+    let calls = std::fs::read_to_string(&log).unwrap();
+    for line in calls.lines() {
+        assert!(
+            line.contains(&format!("RUSTFLAGS={flags} strip=true")),
+            "{line}"
+        );
+    }
 }
 
 #[test]

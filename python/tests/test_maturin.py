@@ -4,7 +4,8 @@ and, installed on its own, answers as the solver does.
 
 Under scripts/test (C4ENGINE_FROM_KIT=1) the wheel checked is the one the
 students' kit's build has just made with maturin from that pyproject.toml
-(the `package` fixture builds the kit, in target/kit); elsewhere maturin
+(the `package` fixture builds the kit, in target/kit or the folder
+CONNECT4_KIT_TARGET_DIR names); elsewhere maturin
 builds one here."""
 
 import os
@@ -36,7 +37,9 @@ def built_wheel(request, tmp_path):
     pyproject.toml in this run: the kit's (see above), or a new one."""
     if os.environ.get("C4ENGINE_FROM_KIT"):
         request.getfixturevalue("package")
-        [wheel] = (REPO / "target" / "kit" / "maturin-wheels").glob("c4engine-*.whl")
+        # The kit's cargo folder: scripts/test names its own.
+        target = Path(os.environ.get("CONNECT4_KIT_TARGET_DIR") or REPO / "target" / "kit")
+        [wheel] = (target / "maturin-wheels").glob("c4engine-*.whl")
         return wheel
     built = subprocess.run([maturin(), "build", "--release", "--out", str(tmp_path / "dist")],
                            cwd=REPO, capture_output=True, text=True, timeout=1200)

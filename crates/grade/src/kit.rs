@@ -37,8 +37,8 @@ const EXTENSION: &str = "c4engine/_native.abi3.so";
 #[derive(clap::Args)]
 pub struct Args {
     /// The folder the kit is written to (made if missing).
-    #[arg(long)]
-    pub out: PathBuf,
+    #[arg(long, required_unless_present = "print_rustflags")]
+    pub out: Option<PathBuf>,
     /// The instructor's grading config: its visible tests go in the kit as
     /// visible-tests.toml.
     #[arg(long)]
@@ -54,10 +54,38 @@ pub struct Args {
     /// install maturin`).
     #[arg(long, default_value = "maturin")]
     pub maturin: String,
+    /// Cargo's folder for the kit's build (default: `target/kit` in the
+    /// repository, a folder of its own: the kit's flags differ from a plain
+    /// `cargo build --release`, and two builds with different flags in one
+    /// folder rebuild each other). Another folder is for builds that all
+    /// use the kit's flags there (see --print-rustflags): scripts/test
+    /// gives `target`, where its release build is the kit's.
+    #[arg(long, env = "CONNECT4_KIT_TARGET_DIR", value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+    /// Prints the `RUSTFLAGS` the kit's build uses (those set already,
+    /// then the build machine's paths rewritten) and builds nothing: a
+    /// release build with `RUSTFLAGS` set to them and
+    /// `CARGO_PROFILE_RELEASE_STRIP=true` builds the kit's programs as the
+    /// kit does, and the kit then adds nothing to them.
+    #[arg(long)]
+    pub print_rustflags: bool,
 }
 
-/// Builds the wheel and writes the kit.
+/// Builds the wheel and writes the kit (or prints its flags).
 pub fn run(args: &Args) -> Result<ExitCode> {
+    let source = repository(args)?;
+    match &args.out {
+        Some(out) if !args.print_rustflags => build(args, &source, out),
+        _ => {
+            println!("{}", remapped_paths(&source));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The repository the kit is built from: `--source`, else the one this
+/// program was built in.
+fn repository(args: &Args) -> Result<PathBuf> {
     let source = match &args.source {
         Some(s) => s.clone(),
         None => built_from().context(
@@ -72,40 +100,49 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             source.display()
         );
     }
+    Ok(source)
+}
+
+/// Builds the wheel from `source` and writes the kit in `out`.
+fn build(args: &Args, source: &Path, out: &Path) -> Result<ExitCode> {
     let tag = Tag::Abi3(
         this_platform()
             .context("the kit's programs run on Linux and macOS only, and this is neither")?,
     );
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let visible = args
         .config
         .as_deref()
-        .map(|config| visible_tests(config, &args.out))
+        .map(|config| visible_tests(config, out))
         .transpose()?;
-    let programs = build_programs(&args.cargo, &source)?;
-    let extension = build_extension(&args.maturin, &source)?;
-    let wheel = kit_wheel(&source, &programs, extension, &tag)?;
-    write(&args.out.join(&wheel.file_name), wheel.bytes)?;
+    let target = match &args.target_dir {
+        Some(dir) => std::path::absolute(dir)
+            .with_context(|| format!("--target-dir {}: not a usable folder", dir.display()))?,
+        None => source.join("target/kit"),
+    };
+    let programs = build_programs(&args.cargo, source, &target)?;
+    let extension = build_extension(&args.maturin, source, &target)?;
+    let wheel = kit_wheel(source, &programs, extension, &tag)?;
+    write(&out.join(&wheel.file_name), wheel.bytes)?;
     if let Some(text) = &visible {
-        write(&args.out.join("visible-tests.toml"), text)?;
+        write(&out.join("visible-tests.toml"), text)?;
     }
     // The students' page: a student with the kit alone has no repository.
     let page = source.join("docs/students.md");
     let students = std::fs::read(&page).with_context(|| format!("reading {}", page.display()))?;
-    write(&args.out.join("students.md"), students)?;
-    write(&args.out.join("README.txt"), readme_text(visible.is_some()))?;
+    write(&out.join("students.md"), students)?;
+    write(&out.join("README.txt"), readme_text(visible.is_some()))?;
     println!(
         "wrote the kit in {}: {}, {}students.md, README.txt; students install it with \
          pip install {}/connect4_kit-*.whl",
-        args.out.display(),
+        out.display(),
         wheel.file_name,
         if visible.is_some() {
             "visible-tests.toml, "
         } else {
             ""
         },
-        args.out.display()
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -134,19 +171,18 @@ pub fn built_from() -> Option<PathBuf> {
 }
 
 /// Builds the kit's programs once, with the repository's lock file, in
-/// `target/kit/` (their own folder: the build machine's paths are
-/// rewritten in them, which the usual release build does not do, and
-/// sharing a folder would rebuild one or the other every time); the
-/// folder the programs are in.
-fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
-    let target = source.join("target/kit");
+/// cargo's folder `target` (by default `target/kit/`, their own folder:
+/// the build machine's paths are rewritten in them, which the usual
+/// release build does not do, and sharing a folder would rebuild one or
+/// the other every time); the folder the programs are in.
+fn build_programs(cargo: &str, source: &Path, target: &Path) -> Result<PathBuf> {
     let mut command = Command::new(cargo);
     command
         .args(["build", "--release", "--locked"])
         .arg("--manifest-path")
         .arg(source.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target);
+        .arg(target);
     for program in PROGRAMS {
         command.args(["--bin", program]);
     }
@@ -161,22 +197,18 @@ fn build_programs(cargo: &str, source: &Path) -> Result<PathBuf> {
 }
 
 /// Builds the c4engine extension with maturin from the repository's
-/// pyproject.toml (what `pip install .` builds) in the kit's own folder,
-/// where the libraries it shares with the programs are built already,
+/// pyproject.toml (what `pip install .` builds) in the programs' folder
+/// `target`, where the libraries it shares with them are built already,
 /// with the same flags; the extension, from the wheel maturin writes.
-fn build_extension(maturin: &str, source: &Path) -> Result<Vec<u8>> {
-    let target = source.join("target/kit");
+fn build_extension(maturin: &str, source: &Path, target: &Path) -> Result<Vec<u8>> {
     let wheels = target.join("maturin-wheels");
-    if wheels.exists() {
-        std::fs::remove_dir_all(&wheels)
-            .with_context(|| format!("emptying {}", wheels.display()))?;
-    }
+    remove_wheels(&wheels)?;
     let mut command = Command::new(maturin);
     command
         .args(["build", "--release", "--locked", "--out"])
         .arg(&wheels)
         .arg("--target-dir")
-        .arg(&target);
+        .arg(target);
     kit_flags(&mut command, source);
     let status = command.status().with_context(|| {
         format!(
@@ -264,6 +296,27 @@ fn python_files(folder: &Path, prefix: &str, files: &mut Vec<Entry>) -> Result<(
     Ok(())
 }
 
+/// Removes the wheels an earlier build left in `wheels` (maturin's
+/// folder), so that the one read next is this build's: its `.whl` files
+/// alone, since the folder may be in a cargo folder the caller named.
+fn remove_wheels(wheels: &Path) -> Result<()> {
+    let entries = match std::fs::read_dir(wheels) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", wheels.display())),
+    };
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("reading {}", wheels.display()))?
+            .path();
+        if path.extension().is_some_and(|e| e == "whl") {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("removing the old wheel {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The compiler's flags for the kit's programs: the build machine's
 /// folders (the repository, cargo's home) written as neutral names in
 /// the binaries' messages, so that no path of the instructor's machine
@@ -275,7 +328,12 @@ fn remapped_paths(source: &Path) -> String {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
     let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
     let mut remap = |from: &Path, to: &str| {
-        flags.push_str(&format!(" --remap-path-prefix={}={to}", from.display()));
+        let flag = format!("--remap-path-prefix={}={to}", from.display());
+        // Flags printed by --print-rustflags and set already stay once.
+        if !flags.split_whitespace().any(|f| f == flag) {
+            flags.push(' ');
+            flags.push_str(&flag);
+        }
     };
     if let Some(home) = cargo_home {
         remap(&home, "cargo");
