@@ -4,8 +4,8 @@
 //!   its transposition table of score bounds;
 //! - `iterative`, `depth_table` and `heuristic`: the clocked search behind
 //!   `go` ([`Searcher`]), its table and its evaluation at the horizon;
-//! - `order`: move ordering, and `open_lines`, its tie-break early in the
-//!   game;
+//! - `order`: move ordering, and `open_lines`, what it weighs besides the
+//!   threats early in the game;
 //! - `limits`: [`Limits`] and the budget polled during a search (the
 //!   searches' own; callers give limits);
 //! - [`verdict`]: the solver's verdict on every move of a game, for the

@@ -1,5 +1,5 @@
-//! The lines still open through a cell, for either side: how the solver
-//! breaks ties of its move order early in the game
+//! The lines still open through a cell, for either side: what the solver
+//! adds to its move order's threats early in the game
 //! ([`Scoring::ThreatsAndOpenLines`](super::order::Scoring)), when few
 //! moves create threats and the centre-first order alone says little.
 //!
