@@ -325,25 +325,37 @@ impl Position {
     /// Whether the stones in `b` contain a line of `inarow`.
     #[inline]
     pub fn has_line(&self, b: u64) -> bool {
+        self.line_steps()
+            .iter()
+            .any(|&step| self.line_starts(b, step) != 0)
+    }
+
+    /// How far apart the bits of a line's cells lie, one for each
+    /// direction: up, across, and the two diagonals.
+    #[inline]
+    pub fn line_steps(&self) -> [u32; 4] {
         let h = u32::from(self.height);
-        let steps = [1, h, h - 1, h + 1];
+        [1, h, h - 1, h + 1]
+    }
+
+    /// The cells of `b` that start a line of `inarow` cells of `b`, each
+    /// `step` bits above the last (one of [`Position::line_steps`]): a line
+    /// is named by its lowest cell.
+    #[inline]
+    pub fn line_starts(&self, b: u64, step: u32) -> u64 {
         if self.inarow == 4 {
-            steps.iter().any(|&d| {
-                let m = b & (b >> d);
-                m & (m >> (2 * d)) != 0
-            })
+            let m = b & (b >> step);
+            m & (m >> (2 * step))
         } else {
+            // `run` marks the cells that start `len` cells of `b` in a row.
             let k = u32::from(self.inarow);
-            steps.iter().any(|&d| {
-                // `run` marks the cells that start `len` own stones in a row.
-                let (mut run, mut len) = (b, 1);
-                while len < k {
-                    let t = len.min(k - len);
-                    run &= down(run, t * d);
-                    len += t;
-                }
-                run != 0
-            })
+            let (mut run, mut len) = (b, 1);
+            while len < k {
+                let t = len.min(k - len);
+                run &= down(run, t * step);
+                len += t;
+            }
+            run
         }
     }
 

@@ -4,10 +4,8 @@
 //! moves create threats and the centre-first order alone says little.
 //!
 //! A line is open for a side while none of its cells holds the other
-//! side's stone. Lines are named by their lowest cell (the one with the
-//! lowest bit); the bits of a line's cells lie `shift` apart, one shift
-//! for each direction: up (1), across (the height of a column, its
-//! sentinel included), and the two diagonals (one more and one less).
+//! side's stone. Lines are named by their lowest cell, as
+//! [`Position::line_starts`] finds them, one direction at a time.
 
 use crate::position::Position;
 
@@ -28,7 +26,7 @@ impl OpenLines {
     /// The open lines of `p`.
     #[inline]
     pub fn of(p: &Position) -> OpenLines {
-        let (height, k) = (p.rows() + 1, p.inarow());
+        let k = p.inarow();
         let board = p.board_mask();
         let mine = board & !p.opponent_stones();
         let theirs = board & !p.current_stones();
@@ -37,19 +35,13 @@ impl OpenLines {
             cells: [0; 4],
             span: [0; 4],
         };
-        for (d, shift) in [1, height, height + 1, height - 1].into_iter().enumerate() {
-            let span = (k - 1) * shift;
+        for (d, step) in p.line_steps().into_iter().enumerate() {
+            let span = (k - 1) * step;
             if span >= u64::BITS {
                 continue;
             }
-            let (mut open_mine, mut open_theirs, mut cells) = (mine, theirs, 1u64);
-            for i in 1..k {
-                open_mine &= mine >> (i * shift);
-                open_theirs &= theirs >> (i * shift);
-                cells |= 1 << (i * shift);
-            }
-            lines.lowest[d] = (open_mine, open_theirs);
-            lines.cells[d] = cells;
+            lines.lowest[d] = (p.line_starts(mine, step), p.line_starts(theirs, step));
+            lines.cells[d] = (0..k).fold(0, |cells, i| cells | 1 << (i * step));
             lines.span[d] = span;
         }
         lines
