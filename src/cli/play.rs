@@ -333,7 +333,19 @@ mod tests {
             String::from_utf8(out).unwrap()
         };
         let solver = game("solver", "h\nq\n");
-        assert!(solver.contains("engine plays 3 (depth"), "{solver}");
+        // Which of the five drawing columns it plays depends on how deep a
+        // loaded machine lets it search in 50 ms; that it reports a depth
+        // and a value does not.
+        let played = solver
+            .lines()
+            .find(|l| l.starts_with("engine plays "))
+            .unwrap();
+        let column = played["engine plays ".len()..].split(' ').next().unwrap();
+        assert!(matches!(column, "1" | "2" | "3" | "4" | "5"), "{played}");
+        assert!(
+            played.contains(" (depth ") && played.contains(", score "),
+            "{played}"
+        );
         let hint = solver.lines().find(|l| l.contains("hint:")).unwrap();
         assert_eq!(hint.split(';').count(), 5, "{hint}");
         let greedy = game("greedy", "q\n");
