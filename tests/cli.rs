@@ -488,19 +488,26 @@ fn a_layer_is_built_in_shards_merged_and_checked_and_bad_plies_are_named() {
         .assert()
         .success()
         .stdout(predicate::str::contains("layer of ply 6:"));
-    let stats = connect4()
-        .args(["book", "stats"])
-        .arg(&whole)
-        .output()
-        .unwrap();
-    let stats = String::from_utf8(stats.stdout).unwrap();
-    let line = stats
-        .lines()
-        .find(|l| l.starts_with("layer of ply 6:"))
-        .unwrap();
-    let numbers: Vec<&str> = line.split_whitespace().collect();
-    // "layer of ply 6: K of the N positions ..."
-    assert_eq!(numbers[4], numbers[7], "{line}");
+    let stats = |extra: &[&str]| {
+        let out = connect4()
+            .args(["book", "stats"])
+            .args(extra)
+            .arg(&whole)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = text.lines().find(|l| l.starts_with("layer of ply 6:"));
+        let words: Vec<String> = line.unwrap().split_whitespace().map(String::from).collect();
+        words
+    };
+    // "layer of ply 6: K of the N positions a game reaches ..."
+    let counted = stats(&["--coverage"]);
+    assert_eq!(counted[4], counted[7], "{counted:?}");
+    assert_eq!(counted[8..11], ["positions", "a", "game"], "{counted:?}");
+    // "layer of ply 6: K positions known, S slots", without decoding a slot.
+    let known = stats(&[]);
+    assert_eq!(known[4], counted[4], "{known:?}");
+    assert_eq!(known[5..7], ["positions", "known,"], "{known:?}");
     connect4()
         .args(["book", "verify", "--layer", "6", "--sample", "30"])
         .arg(&whole)

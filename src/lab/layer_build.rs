@@ -228,13 +228,30 @@ pub fn build_layer(
 }
 
 /// How much of a layer is done: positions a game reaches (not won at once)
-/// and how many of them the layer knows.
+/// and how many of them the layer knows. Every slot is decoded, the runs of
+/// slots shared among the machine's processors (a minute and more for a
+/// layer of a hundred million slots).
 pub fn coverage(book: &Book, ply: u32) -> (usize, usize) {
     let Some(layer) = book.layer(ply) else {
         return (0, 0);
     };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let run = layer.slots().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let counts: Vec<_> = (0..threads)
+            .map(|i| scope.spawn(move || coverage_of_run(layer, i * run, (i + 1) * run)))
+            .collect();
+        counts
+            .into_iter()
+            .map(|c| c.join().expect("a coverage count never panics"))
+            .fold((0, 0), |(n, k), (dn, dk)| (n + dn, k + dk))
+    })
+}
+
+/// [`coverage`] of the slots `from..to`.
+fn coverage_of_run(layer: &Layer, from: u64, to: u64) -> (usize, usize) {
     let (mut needed, mut known) = (0, 0);
-    for (_, p) in game_positions(layer, 0, layer.slots()) {
+    for (_, p) in game_positions(layer, from, to) {
         if p.winning_moves() == 0 {
             needed += 1;
             known += usize::from(layer.contains(&p));
