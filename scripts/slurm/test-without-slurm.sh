@@ -69,7 +69,7 @@ layer=$tmp/layer
 "$root/scripts/slurm/submit-book.sh" --tasks 3 --rules 5x4x4 --layer 8 --hash-mb 16 \
     --dir "$layer" --connect4 "$c4" >"$tmp/layer.txt"
 grep -q "layer of ply 8: done" "$layer/out/merge.txt" || fail "the layer was not merged: $(tail -n 3 "$layer/out/merge.txt")"
-line=$("$c4" book stats "$layer/book.c4book" | grep "^layer of ply 8:")
+line=$("$c4" book stats --coverage "$layer/book.c4book" | grep "^layer of ply 8:")
 [[ $line =~ ^layer\ of\ ply\ 8:\ ([0-9]+)\ of\ the\ ([0-9]+)\ positions && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] ||
     fail "the merged layer is not whole: $line"
 "$c4" book verify "$layer/book.c4book" --layer 8 --sample 100 --hash-mb 16 | grep -q "100 positions re-solved .*: 0 disagree" ||
