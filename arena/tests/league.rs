@@ -60,9 +60,11 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
         &built("examples/fake_engine"),
         "illegal",
     );
+    // The margin: a loaded CI machine stalls a process for hundreds of ms,
+    // and a validation game lost on time would refuse alice.
     std::fs::write(
         root.join("league.toml"),
-        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\n",
+        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
     )
     .unwrap();
     let first = league(&root, &["--rounds", "1"]).output().unwrap();
