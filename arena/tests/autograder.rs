@@ -322,12 +322,17 @@ mod fake_gradescope {
         assert!(honest.score < 100.0 && honest.score > 0.0, "{honest:?}");
         let results = root.results_path();
         let results = results.to_str().unwrap();
-        for (mode, same) in [
-            (format!("forge-results={results}"), true),
-            (format!("linger={results}"), true),
-            ("kill-opponent=KILL".to_string(), false),
-            ("kill-opponent=STOP".to_string(), false),
-            ("fork-bomb".to_string(), false),
+        // (mode, the honest grade exactly, a reference may be outrun): the
+        // fork bomb's hundreds of process starts take the processors for
+        // a moment, and on a loaded machine a reference then answers late;
+        // the grader voids and replays such a game, which is the defence.
+        // The other attacks must not reach a reference at all.
+        for (mode, same, may_void) in [
+            (format!("forge-results={results}"), true, false),
+            (format!("linger={results}"), true, false),
+            ("kill-opponent=KILL".to_string(), false, false),
+            ("kill-opponent=STOP".to_string(), false, false),
+            ("fork-bomb".to_string(), false, true),
         ] {
             let (hostile, stderr) = root.grade(&engine(&mode));
             eprintln!("{mode}: {} (honest {})", hostile.score, honest.score);
@@ -335,10 +340,13 @@ mod fake_gradescope {
                 !hostile.output.contains("forged") && !hostile.tests.is_empty(),
                 "{mode}: {hostile:?}"
             );
-            assert!(
-                !hostile.tests.iter().any(|t| t.output.contains("voided")),
-                "{mode}: a reference was hurt: {hostile:?}"
-            );
+            for t in &hostile.tests {
+                let voided = t.output.contains("voided");
+                assert!(
+                    !voided || (may_void && t.output.contains("voided and replayed")),
+                    "{mode}: a reference was hurt: {hostile:?}"
+                );
+            }
             if same {
                 assert_eq!(
                     scores(&hostile),
