@@ -57,6 +57,10 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
+    # A loaded CI machine may take seconds to answer: an expectation that
+    # holds passes as soon as it does whatever the timeout, and one that
+    # does not fails after it, so a generous one only slows failures.
+    sync_api.expect.set_options(timeout=60_000)
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         yield b
