@@ -228,18 +228,20 @@ pub fn build_layer(
 }
 
 /// How much of a layer is done: positions a game reaches (not won at once)
-/// and how many of them the layer knows. Every slot is decoded, the runs of
-/// slots shared among the machine's processors (a minute and more for a
+/// and how many of them the layer knows. Every slot is decoded, the layer
+/// cut into one shard's run of slots a processor (a minute and more for a
 /// layer of a hundred million slots).
 pub fn coverage(book: &Book, ply: u32) -> (usize, usize) {
     let Some(layer) = book.layer(ply) else {
         return (0, 0);
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let run = layer.slots().div_ceil(threads);
+    let count = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     std::thread::scope(|scope| {
-        let counts: Vec<_> = (0..threads)
-            .map(|i| scope.spawn(move || coverage_of_run(layer, i * run, (i + 1) * run)))
+        let counts: Vec<_> = (1..=count)
+            .map(|index| {
+                let (from, to) = slot_range(layer.slots(), Some(Shard { index, count }));
+                scope.spawn(move || coverage_of_run(layer, from, to))
+            })
             .collect();
         counts
             .into_iter()
