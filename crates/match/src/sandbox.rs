@@ -22,6 +22,28 @@ pub enum SandboxError {
          useradd --system --no-create-home {0})"
     )]
     NoUser(String),
+    /// A submission holds something that is neither a regular file nor a
+    /// folder.
+    #[error(
+        "{path} is {kind}: a submission may hold only regular files and folders \
+         (remove it, or put the file it stands for in its place)"
+    )]
+    NotCopied {
+        /// The entry.
+        path: PathBuf,
+        /// What it is, in words.
+        kind: &'static str,
+    },
+    /// A submission passes the limits of a copy.
+    #[error("{folder} holds {over} (at {at}): a submission may not be so large")]
+    TooBig {
+        /// The submission's folder.
+        folder: PathBuf,
+        /// Which limit, in words.
+        over: String,
+        /// The entry that passed it.
+        at: PathBuf,
+    },
     /// A file operation failed.
     #[error("{what} {path}: {error}")]
     File {
@@ -48,6 +70,13 @@ impl UserLock {
     /// another grading holds it. The lock file is root's, in `/run` (or the
     /// temporary folder), opened without following a link.
     pub fn take(account: &Account) -> Result<UserLock, SandboxError> {
+        UserLock::hold(account, true)
+    }
+
+    /// Holds user `account` as [`UserLock::take`] does, waiting without a
+    /// word when `say` is false (a league's games of one student take
+    /// turns as a matter of course).
+    pub fn hold(account: &Account, say: bool) -> Result<UserLock, SandboxError> {
         use std::os::unix::fs::OpenOptionsExt;
         let folder = if Path::new("/run").is_dir() {
             PathBuf::from("/run")
@@ -63,11 +92,13 @@ impl UserLock {
             .open(&path)
             .map_err(file_error("cannot open the grading lock", &path))?;
         if file.try_lock().is_err() {
-            eprintln!(
-                "grade: waiting for another grading that runs student code as user {} (each \
+            if say {
+                eprintln!(
+                    "grade: waiting for another grading that runs student code as user {} (each \
                  grading ends every process of that user)",
-                account.name
-            );
+                    account.name
+                );
+            }
             file.lock()
                 .map_err(file_error("cannot lock the grading lock", &path))?;
         }
@@ -116,8 +147,11 @@ pub struct Sandbox {
     pub limits: Option<ResourceLimits>,
     /// Its working folder.
     pub dir: PathBuf,
+    /// Its home and temporary folder, when not `dir` (a working folder the
+    /// program may not write).
+    pub home: Option<PathBuf>,
     /// Extra environment (the rest is cleared but for a standard `PATH`,
-    /// `HOME` and `TMPDIR` set to `dir`, and `LANG`).
+    /// `HOME` and `TMPDIR` set to `home` or `dir`, and `LANG`).
     pub env: Vec<(String, String)>,
 }
 
@@ -142,8 +176,8 @@ impl Sandbox {
             .current_dir(&self.dir)
             .env_clear()
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HOME", &self.dir)
-            .env("TMPDIR", &self.dir)
+            .env("HOME", self.home.as_ref().unwrap_or(&self.dir))
+            .env("TMPDIR", self.home.as_ref().unwrap_or(&self.dir))
             .env("LANG", "C.UTF-8")
             .envs(self.env.iter().map(|(k, v)| (k, v)));
         crate::group::own_session(command, self.limits);
@@ -336,35 +370,181 @@ pub fn fresh_folder(dir: &Path, account: Option<&Account>) -> Result<(), Sandbox
     give(dir, account)
 }
 
-/// Copies folder `from` to `to` (files, folders and symbolic links, which
-/// are copied as links, never followed), replacing whatever `to` held, and
-/// gives everything in it to `account`.
+/// The most a submission may hold: bytes (room for an engine built on
+/// connect4, its 58 MiB book inside) and entries (files and folders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyLimits {
+    /// Bytes of files in all, as their metadata says.
+    pub bytes: u64,
+    /// Files and folders in all.
+    pub entries: usize,
+}
+
+impl CopyLimits {
+    /// The limits of a submission's copy.
+    pub const SUBMISSION: CopyLimits = CopyLimits {
+        bytes: 256 << 20,
+        entries: 10_000,
+    };
+}
+
+/// What a copy of a submission took so far, against its limits.
+struct Budget {
+    limits: CopyLimits,
+    bytes: u64,
+    entries: usize,
+    root: PathBuf,
+}
+
+impl Budget {
+    /// Counts one more entry of `len` bytes, or says which limit it passes.
+    fn take(&mut self, path: &Path, len: u64) -> Result<(), SandboxError> {
+        self.entries += 1;
+        self.bytes = self.bytes.saturating_add(len);
+        let over = if self.entries > self.limits.entries {
+            format!("more than {} files and folders", self.limits.entries)
+        } else if self.bytes > self.limits.bytes {
+            format!("more than {} MB of files", self.limits.bytes >> 20)
+        } else {
+            return Ok(());
+        };
+        Err(SandboxError::TooBig {
+            folder: self.root.clone(),
+            over,
+            at: path.to_path_buf(),
+        })
+    }
+}
+
+/// The kind of a file that is neither a regular file nor a folder, as
+/// `lstat` gives it, in words.
+pub fn kind_in_words(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Copies folder `from` to `to`, replacing whatever `to` held, and gives
+/// everything in it to `account`. Only regular files and folders are
+/// copied, by the type `lstat` gives (a link is never followed); anything
+/// else (a link, a FIFO, a device, a socket) refuses the copy with its
+/// name, and so does passing [`CopyLimits::SUBMISSION`] (sizes come from
+/// the metadata, before a byte is read).
 pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
+    let meta = std::fs::symlink_metadata(from).map_err(file_error("cannot read", from))?;
+    if !meta.is_dir() {
+        return Err(SandboxError::NotCopied {
+            path: from.to_path_buf(),
+            kind: kind_in_words(meta.file_type()),
+        });
+    }
+    let mut budget = Budget {
+        limits: CopyLimits::SUBMISSION,
+        bytes: 0,
+        entries: 0,
+        root: from.to_path_buf(),
+    };
+    copy_tree(from, to, account, &mut budget)
+}
+
+/// [`copy_for`] of one folder, within `budget`.
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    account: Option<&Account>,
+    budget: &mut Budget,
+) -> Result<(), SandboxError> {
     fresh_folder(to, account)?;
     let entries = std::fs::read_dir(from).map_err(file_error("cannot read", from))?;
     for entry in entries {
         let entry = entry.map_err(file_error("cannot read", from))?;
         let source = entry.path();
         let target = to.join(entry.file_name());
+        // DirEntry::file_type does not follow links.
         let kind = entry
             .file_type()
             .map_err(file_error("cannot read", &source))?;
         if kind.is_dir() {
-            copy_for(&source, &target, account)?;
-        } else if kind.is_symlink() {
-            let link = std::fs::read_link(&source).map_err(file_error("cannot read", &source))?;
-            std::os::unix::fs::symlink(link, &target)
-                .map_err(file_error("cannot create", &target))?;
-            if let Some(a) = account {
-                std::os::unix::fs::lchown(&target, Some(a.uid), Some(a.gid))
-                    .map_err(file_error("cannot give", &target))?;
-            }
-        } else {
-            std::fs::copy(&source, &target).map_err(file_error("cannot copy", &source))?;
+            budget.take(&source, 0)?;
+            copy_tree(&source, &target, account, budget)?;
+        } else if kind.is_file() {
+            copy_file(&source, &target, budget)?;
             give(&target, account)?;
+        } else {
+            return Err(SandboxError::NotCopied {
+                path: source,
+                kind: kind_in_words(kind),
+            });
         }
     }
     Ok(())
+}
+
+/// Copies the regular file `from` to the new file `to`: opened without
+/// following a link and without waiting (a FIFO put in its place since
+/// the folder was listed opens at once, and is refused as not regular),
+/// its size checked against `budget` before it is read, and no more than
+/// that size read (a file that grows meanwhile is cut there).
+fn copy_file(from: &Path, to: &Path, budget: &mut Budget) -> Result<(), SandboxError> {
+    use std::io::Read;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let source = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(from)
+        .map_err(file_error("cannot open", from))?;
+    let meta = source.metadata().map_err(file_error("cannot read", from))?;
+    if !meta.is_file() {
+        return Err(SandboxError::NotCopied {
+            path: from.to_path_buf(),
+            kind: kind_in_words(meta.file_type()),
+        });
+    }
+    budget.take(from, meta.len())?;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(meta.permissions().mode() & 0o755)
+        .open(to)
+        .map_err(file_error("cannot create", to))?;
+    std::io::copy(&mut source.take(meta.len()), &mut target)
+        .map_err(file_error("cannot copy", from))?;
+    Ok(())
+}
+
+/// Closes `path` (a folder or file the instructor gave, `what` in the
+/// user's words: "--submissions") to every user but its owner and group,
+/// so that student code, which runs as other users, cannot read it; says
+/// so when it changed the mode. Whether it had to.
+pub fn close_to_others(path: &Path, what: &str) -> Result<bool, SandboxError> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).map_err(file_error("cannot read", path))?;
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o007 == 0 {
+        return Ok(false);
+    }
+    let closed = mode & !0o007;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(closed))
+        .map_err(file_error("cannot close to other users", path))?;
+    eprintln!(
+        "connect4-arena: {what} {}: closed to other users (mode {mode:o} -> {closed:o}), so \
+         that the students' code cannot read it",
+        path.display()
+    );
+    Ok(true)
 }
 
 /// Gives `path` to `account` (nothing without one).
@@ -421,6 +601,56 @@ mod tests {
         assert!(!processes_of(uid("self", 1).unwrap()).contains(&pid));
         child.wait().unwrap();
         assert!(!is_zombie(std::process::id() as i32));
+    }
+
+    fn copy_scratch(name: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("c4-copy-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(dir.join("from/sub")).unwrap();
+        std::fs::write(dir.join("from/sub/policy.py"), "x = 1\n").unwrap();
+        (dir.join("from"), dir.join("to"))
+    }
+
+    /// Issue #69, item 4: a FIFO in a submission hung the copy for ever
+    /// (std::fs::copy opens it and waits for a writer); now it is refused
+    /// at once, by name, and so are links, which are never followed.
+    #[test]
+    fn a_fifo_or_a_link_in_a_submission_is_refused_by_name_without_waiting() {
+        let (from, to) = copy_scratch("special");
+        let fifo = from.join("sub/pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let e = copy_for(&from, &to, None).unwrap_err().to_string();
+        assert!(e.contains("sub/pipe is a named pipe (FIFO)"), "{e}");
+        std::fs::remove_file(&fifo).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", from.join("sub/secret")).unwrap();
+        let e = copy_for(&from, &to, None).unwrap_err().to_string();
+        assert!(e.contains("sub/secret is a symbolic link"), "{e}");
+        std::fs::remove_file(from.join("sub/secret")).unwrap();
+        std::os::unix::fs::symlink(&from, from.parent().unwrap().join("link")).unwrap();
+        let e = copy_for(&from.parent().unwrap().join("link"), &to, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("link is a symbolic link"), "{e}");
+        copy_for(&from, &to, None).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(to.join("sub/policy.py")).unwrap(),
+            "x = 1\n"
+        );
+        std::fs::remove_dir_all(from.parent().unwrap()).ok();
+    }
+
+    /// Issue #69, item 4: a 2 GB sparse file was read whole (2.1 GB at the
+    /// peak); its size now refuses it from its metadata, before a read.
+    #[test]
+    fn a_submission_over_the_size_limit_is_refused_from_its_metadata() {
+        let (from, to) = copy_scratch("sparse");
+        let big = std::fs::File::create(from.join("sub/weights.bin")).unwrap();
+        big.set_len(2 << 30).unwrap();
+        let e = copy_for(&from, &to, None).unwrap_err().to_string();
+        assert!(e.contains("more than 256 MB of files"), "{e}");
+        assert!(e.contains("weights.bin"), "{e}");
+        std::fs::remove_dir_all(from.parent().unwrap()).ok();
     }
 
     #[test]

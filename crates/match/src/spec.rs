@@ -316,10 +316,15 @@ fn split_outside_quotes(s: &str) -> Result<Vec<String>, SpecError> {
     }
 }
 
-/// `v` in single quotes, as a spec value that may hold commas (single
-/// quotes of its own are dropped: a spec value cannot hold them).
+/// `v` quoted, as a spec value that may hold commas: in single quotes, or
+/// in double quotes when it holds a single quote (a folder named
+/// `o'brien`). A value holding both cannot be quoted whole; its double
+/// quotes are dropped.
 pub fn quote(v: &str) -> String {
-    format!("'{}'", v.replace('\'', ""))
+    match v.contains('\'') {
+        false => format!("'{v}'"),
+        true => format!("\"{}\"", v.replace('"', "")),
+    }
 }
 
 /// A value without its surrounding quotes.
@@ -335,6 +340,18 @@ fn unquote(v: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #69, item 7: a folder named `o'brien` lost its quote and
+    /// could never run.
+    #[test]
+    fn a_value_with_a_single_quote_survives_quoting() {
+        for path in ["/drop/o'brien/engine", "/drop/a,b/engine", "/plain/engine"] {
+            let spec: EngineSpec = format!("name={},cmd={}", quote("o'brien"), quote(path))
+                .parse()
+                .unwrap();
+            assert_eq!((spec.name.as_str(), spec.cmd.as_str()), ("o'brien", path));
+        }
+    }
 
     #[test]
     fn parses_and_rejects() {
