@@ -163,3 +163,193 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
     let table = std::fs::read_to_string(root.join("league/final.txt")).unwrap();
     assert!(table.lines().nth(2).unwrap().contains(" v"), "{table}");
 }
+
+/// Whether the isolation tests can run here (as root); says why not.
+fn as_root() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !root {
+        eprintln!("skipped: the league's isolation needs root");
+    }
+    root
+}
+
+/// The live processes whose command line holds `word` and whose user is
+/// in `uids`.
+fn processes_of_users(uids: std::ops::Range<u32>, word: &str) -> Vec<u32> {
+    processes_with(&[word])
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .unwrap_or_default()
+                .lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok())
+                .is_some_and(|uid| uids.contains(&uid))
+        })
+        .collect()
+}
+
+/// Issue #69, items 1 and 2: a hostile submission in the league. Before,
+/// its code ran as the league's user: it read a classmate's copy and
+/// replaced it with an illegal mover (she then lost 14 of 18 games),
+/// wiped the database, read the league's environment and /etc/shadow,
+/// froze the anchors (winning by their stalls), and left a `setsid`
+/// daemon running after the league. Now each student runs as a user of
+/// their own, in a cell that ends with every game.
+#[test]
+fn a_hostile_submission_reaches_nothing_and_leaves_nothing_running() {
+    if !as_root() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let root = scratch("league-hostile");
+    let c4 = built("connect4");
+    let league_dir = root.join("league");
+    // Where the attacks put what they got: open to every user.
+    let loot = root.join("loot");
+    std::fs::create_dir_all(&loot).unwrap();
+    std::fs::set_permissions(&loot, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    std::fs::set_permissions(&*root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    submission(&root.join("drop/alice"), &c4, "--agent greedy");
+    let alice_engine = std::fs::read_to_string(root.join("drop/alice/engine")).unwrap();
+    let mallory = root.join("drop/mallory");
+    std::fs::create_dir_all(&mallory).unwrap();
+    let illegal = built("examples/fake_engine");
+    std::fs::write(
+        mallory.join("engine"),
+        format!(
+            "#!/bin/sh
+loot='{loot}'
+league='{league}'
+cat /etc/shadow > \"$loot/shadow\" 2>/dev/null
+env > \"$loot/env\" 2>/dev/null
+cat \"$league\"/submissions/alice/*/engine > \"$loot/alice\" 2>/dev/null
+ls '{drop}' > \"$loot/drop\" 2>/dev/null
+for f in \"$league\"/submissions/alice/*/engine; do
+  (printf '#!/bin/sh\\nexec {illegal} illegal\\n' > \"$f\") 2>/dev/null
+done
+(true > \"$league/league.db\") 2>/dev/null
+pkill -STOP -f 'connect4-arena engine' 2>/dev/null
+setsid sh -c 'sleep 307' </dev/null >/dev/null 2>&1 &
+exec '{c4}' --agent random
+",
+            loot = loot.display(),
+            league = league_dir.display(),
+            drop = root.join("drop").display(),
+            illegal = illegal.display(),
+            c4 = c4.display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        mallory.join("engine"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("league.toml"),
+        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
+    )
+    .unwrap();
+    let out = league(&root, &["--rounds", "1", "--uid-base", "57000"])
+        .env("C4_LEAGUE_SECRET", "hunter2-secret")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("mallory: a new submission entered"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("alice: a new submission entered"),
+        "{stdout}"
+    );
+    let got = |name: &str| std::fs::read_to_string(loot.join(name)).unwrap_or_default();
+    assert_eq!(got("shadow"), "", "/etc/shadow was read");
+    assert!(
+        got("env").contains("HOME="),
+        "the attack ran: {}",
+        got("env")
+    );
+    assert!(
+        !got("env").contains("hunter2"),
+        "the league's environment leaked"
+    );
+    assert_eq!(got("alice"), "", "a classmate's copy was read");
+    assert_eq!(got("drop"), "", "the drop folder was listed");
+    // Alice's copy is hers as she wrote it, and she never forfeited.
+    for entry in std::fs::read_dir(league_dir.join("submissions/alice")).unwrap() {
+        let copy = entry.unwrap().path().join("engine");
+        assert_eq!(std::fs::read_to_string(copy).unwrap(), alice_engine);
+    }
+    let log = read_log(&league_dir.join("games.jsonl"));
+    assert!(log.iter().any(|g| g.first.starts_with("mallory")));
+    for g in &log {
+        if g.loser().is_some_and(|l| !l.starts_with("mallory")) {
+            assert!(
+                !g.reason.is_forfeit(),
+                "{} lost by {} against {} / {}",
+                g.loser().unwrap(),
+                g.reason,
+                g.first,
+                g.second
+            );
+        }
+    }
+    // The database is whole, and nothing of the students' is left running.
+    let status = Command::new(arena_path())
+        .args(["league", "--dir"])
+        .arg(&league_dir)
+        .arg("--status")
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("mallory v1") && status.contains("alice v1"),
+        "{status}"
+    );
+    assert!(!status.contains("WARNING"), "{status}");
+    assert_eq!(
+        processes_of_users(57000..61000, "sleep 307"),
+        Vec::<u32>::new()
+    );
+}
+
+/// Issue #69, item 1: without root the league refuses to run student
+/// code unless told `--no-isolation` in words, and then the ladder says
+/// so.
+#[test]
+fn without_isolation_the_league_says_so_on_the_ladder() {
+    let root = scratch("league-open");
+    submission(
+        &root.join("drop/alice"),
+        &built("connect4"),
+        "--agent greedy",
+    );
+    std::fs::write(
+        root.join("league.toml"),
+        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
+    )
+    .unwrap();
+    let out = league(&root, &["--rounds", "1", "--no-isolation"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("WARNING: isolation was off (--no-isolation)"),
+        "{stdout}"
+    );
+}

@@ -38,6 +38,7 @@ pub mod class;
 mod class_page;
 pub mod compliance;
 pub mod config;
+pub mod contain;
 mod feedback;
 mod game_log;
 mod games;
@@ -59,7 +60,6 @@ use anyhow::{Context, Result};
 
 use crate::memory_watch::MemoryWatch;
 use config::{Config, SubmissionKind, TestKind};
-use connect4_match::group::ResourceLimits;
 use connect4_match::sandbox::{Account, Reserve, Sandbox};
 use connect4_match::spec::EngineSpec;
 use games::Grader;
@@ -78,7 +78,7 @@ pub struct Args {
     pub engine: Option<EngineSpec>,
     /// A submission folder, graded as the config's kind says (the engine's
     /// program, a policy's file or a Kaggle agent's file in it).
-    #[arg(long, conflicts_with_all = ["submissions", "feedback"])]
+    #[arg(long, conflicts_with_all = ["submissions", "feedback"], env = "CONNECT4_GRADE_SUBMISSION", hide_env = true)]
     pub submission: Option<PathBuf>,
     /// A folder of submission folders, one per student: grades each (as
     /// --submission does) into --out, with a CSV of the class's scores and
@@ -106,24 +106,40 @@ pub struct Args {
     /// before it is submitted).
     #[arg(long, requires = "submissions")]
     pub check: bool,
+    /// With --submissions: the most one student's grading may take, in
+    /// seconds; a grading that takes longer is stopped, and its row says
+    /// so (the others go on).
+    #[arg(long, default_value_t = 1200, requires = "submissions", value_parser = clap::value_parser!(u64).range(1..))]
+    pub grading_limit: u64,
+    /// With --submissions: grade without isolation, the students' code
+    /// running as this program's user, able to read and rewrite every
+    /// other row (every row and the class page say so). Without it a
+    /// class is graded only under --isolate, as root.
+    #[arg(long, requires = "submissions", conflicts_with = "isolate")]
+    pub no_isolation: bool,
     /// Print a results.json's feedback (each test's score and what it
     /// says) and grade nothing.
     #[arg(long)]
     pub feedback: Option<PathBuf>,
     /// The grading config (TOML; see docs/grading.md). Without one, the
     /// standard tests.
-    #[arg(long)]
+    #[arg(long, env = "CONNECT4_GRADE_CONFIG", hide_env = true)]
     pub config: Option<PathBuf>,
     /// Without a config: the kind of submission (engine, policy, kaggle).
     #[arg(long, conflicts_with = "config")]
     pub kind: Option<SubmissionKind>,
     /// Where to write Gradescope's results.
-    #[arg(long, default_value = "results.json")]
+    #[arg(
+        long,
+        default_value = "results.json",
+        env = "CONNECT4_GRADE_RESULTS",
+        hide_env = true
+    )]
     pub results: PathBuf,
     /// Where to write every game the tests counted, as a game log that
     /// `serve --log` replays (replaced by each grading; never a match's,
     /// tournament's or experiment's log).
-    #[arg(long)]
+    #[arg(long, env = "CONNECT4_GRADE_LOG", hide_env = true)]
     pub log: Option<PathBuf>,
     /// Games of each `wins` test (overrides the config).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -449,27 +465,21 @@ fn sandboxes(
     else {
         return Ok((None, None));
     };
-    let limits = ResourceLimits {
-        memory_bytes: config.limits.memory_mb << 20,
-        processes: config.limits.processes,
-        file_bytes: config.limits.file_mb << 20,
-    };
-    let env = vec![
-        ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
-        ("OPENBLAS_NUM_THREADS".to_string(), "1".to_string()),
-        ("OMP_NUM_THREADS".to_string(), "1".to_string()),
-    ];
+    let limits = contain::limits(config);
+    let env = contain::bridge_env();
     Ok((
         Some(Sandbox {
             account: student.clone(),
             limits: Some(limits),
             dir: student_dir.to_path_buf(),
+            home: None,
             env: env.clone(),
         }),
         Some(Sandbox {
             account: reference.clone(),
             limits: None,
             dir: sandbox_dir(work, "reference", Some(reference))?,
+            home: None,
             env,
         }),
     ))

@@ -30,6 +30,10 @@ pub struct Side {
     pub name: String,
     /// How to run it, as an engine spec.
     pub spec: String,
+    /// A student's number (the user their code runs as under isolation)
+    /// and the folder of their copy; none for an anchor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub student: Option<(u32, std::path::PathBuf)>,
 }
 
 /// A game to play, with everything a task needs to play it.
@@ -72,18 +76,22 @@ pub struct TaskResult {
 }
 
 /// Writes every game scheduled and not played yet to `path` (one JSON
-/// line each, written whole then renamed into place); how many.
-pub fn export(store: &Store, path: &Path) -> Result<usize> {
+/// line each, written whole then renamed into place), the students'
+/// copies being in `copies`; how many.
+pub fn export(store: &Store, copies: &Path, path: &Path) -> Result<usize> {
     let players = store.players()?;
+    let slots = store.slots()?;
     let side = |id: i64| -> Result<Side> {
         let p: &Player = players
             .iter()
             .find(|p| p.id == id)
             .with_context(|| format!("no player {id} in the league"))?;
+        let seat = crate::isolation::seat_of(&slots, copies, p)?;
         Ok(Side {
             id,
             name: games::label(p),
             spec: p.spec.clone(),
+            student: seat.student,
         })
     };
     let mut text = String::new();
@@ -195,6 +203,7 @@ pub fn play(
     results: &Path,
     concurrency: usize,
     stop: &AtomicBool,
+    isolation: &crate::isolation::Isolation,
 ) -> Result<usize> {
     let done: BTreeSet<i64> = match results.exists() {
         true => results_in(results)?.0.iter().map(|r| r.game).collect(),
@@ -209,16 +218,21 @@ pub fn play(
         .collect();
     let out = Mutex::new(open_results(results, exported)?);
     games::on_threads(&mine, concurrency, stop, |g, judge| {
-        let spec = |side: &Side| -> Result<_> {
+        let entrant = |side: &Side| -> Result<_> {
             let mut spec: connect4_match::spec::EngineSpec = side
                 .spec
                 .parse()
                 .with_context(|| format!("game {}: {}'s spec", g.game, side.name))?;
             spec.name = side.name.clone();
-            Ok(spec)
+            Ok(crate::isolation::Entrant {
+                spec,
+                student: side.student.clone(),
+            })
         };
-        let Some(played) = games::play(&g.row(), spec(&g.first)?, spec(&g.second)?, judge, stop)?
-        else {
+        let ([first, second], cells) = isolation.seat([entrant(&g.first)?, entrant(&g.second)?])?;
+        let played = games::play(&g.row(), first, second, judge, stop)?;
+        drop(cells);
+        let Some(played) = played else {
             return Ok(false);
         };
         let line = serde_json::to_string(&TaskResult {
@@ -243,10 +257,83 @@ pub struct Recorded {
     /// Lines that could not be read (cut short by a killed task): their
     /// games are played again by the next step.
     pub unreadable: usize,
+    /// Games whose results do not hold up (see [`checked`]): not
+    /// recorded, played again by the next step.
+    pub refused: usize,
+}
+
+/// The game a task says it played, checked as the league's own games
+/// would be: its line read whole (what is recorded is written again from
+/// it, so nothing but the line's fields reaches the game log), played by
+/// the exported players from the exported opening and seed on the
+/// standard board, with legal moves and a result that follows from them
+/// or from a forfeit of the side to move (either side, before the first
+/// move after the opening: `newgame` can fail); the accuracy and slips are
+/// judged again here, never taken from the task. Why not, in words.
+pub fn checked(
+    game: &GameRow,
+    names: (&str, &str),
+    played: &Played,
+    judge: &mut connect4::search::verdict::Judge,
+) -> Result<Played, String> {
+    use connect4_match::ending::Reason;
+    let mut line: connect4_match::log::GameLine = serde_json::from_str(&played.line)
+        .map_err(|e| format!("its game line cannot be read: {e}"))?;
+    let standard = connect4::Rules::STANDARD.to_string();
+    let expected = [
+        ("first player", line.first.as_str(), names.0),
+        ("second player", line.second.as_str(), names.1),
+        ("opening", line.opening.as_str(), game.opening.as_str()),
+        ("rules", line.rules.as_str(), standard.as_str()),
+    ];
+    for (what, said, wanted) in expected {
+        if said != wanted {
+            return Err(format!(
+                "its {what} is '{said}', where the game exported '{wanted}'"
+            ));
+        }
+    }
+    if line.seed != game.seed as u64 {
+        return Err(format!(
+            "its seed is {}, where the game exported {}",
+            line.seed, game.seed
+        ));
+    }
+    line.check()?;
+    let position = connect4::Game::from_move_string(connect4::Rules::STANDARD, &line.moves)
+        .map_err(|e| format!("moves '{}': {e}", line.moves))?;
+    match line.reason {
+        Reason::Adjudicated => {
+            return Err("it was adjudicated, and the league adjudicates none".into());
+        }
+        r if r.is_forfeit() && line.moves.len() > line.opening.len() => {
+            let mover = match position.side_to_move() {
+                connect4::Player::First => "0-1",
+                connect4::Player::Second => "1-0",
+            };
+            if line.result != mover {
+                return Err(format!(
+                    "its result {} by {r} is not a forfeit of the side to move",
+                    line.result
+                ));
+            }
+        }
+        _ => {}
+    }
+    (line.game, line.pair, line.run) = (game.id as u64, game.id as u64, "league".into());
+    let (accuracy, slips) = crate::games::judged(judge, &line);
+    Ok(Played {
+        result: line.result.clone(),
+        reason: line.reason.to_string(),
+        accuracy,
+        slips,
+        line: serde_json::to_string(&line).map_err(|e| e.to_string())?,
+    })
 }
 
 /// Records the results in `files` in the order of their games, each game
-/// once, moving the ratings and appending each to the game log.
+/// once and only as [`checked`] finds it, moving the ratings and
+/// appending each to the game log.
 pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
     let mut results: Vec<TaskResult> = Vec::new();
     let mut unreadable = 0;
@@ -257,20 +344,35 @@ pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
     }
     results.sort_by_key(|r| r.game);
     results.dedup_by_key(|r| r.game);
-    let unplayed = table
-        .store
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .unplayed()?;
+    let (unplayed, players) = {
+        let store = table.store.lock().unwrap_or_else(|e| e.into_inner());
+        (store.unplayed()?, store.players()?)
+    };
+    let label = |id| players.iter().find(|p| p.id == id).map(games::label);
+    let mut judge = games::judge();
     let mut recorded = Recorded {
         unreadable,
         ..Recorded::default()
     };
     for r in &results {
-        let game = unplayed.iter().find(|g| g.id == r.game);
-        match game {
-            Some(game) if games::record(table, game, &r.played)? => recorded.new += 1,
-            _ => recorded.skipped += 1,
+        let Some(game) = unplayed.iter().find(|g| g.id == r.game) else {
+            recorded.skipped += 1;
+            continue;
+        };
+        let (Some(first), Some(second)) = (label(game.first), label(game.second)) else {
+            recorded.skipped += 1;
+            continue;
+        };
+        match checked(game, (&first, &second), &r.played, &mut judge) {
+            Ok(played) if games::record(table, game, &played)? => recorded.new += 1,
+            Ok(_) => recorded.skipped += 1,
+            Err(why) => {
+                eprintln!(
+                    "league: game {} of the results is refused and stays to play: {why}",
+                    r.game
+                );
+                recorded.refused += 1;
+            }
         }
     }
     Ok(recorded)
@@ -296,6 +398,78 @@ mod tests {
             slips: Vec::new(),
         };
         serde_json::to_string(&TaskResult { game, played }).unwrap()
+    }
+
+    /// A task's game as the arena would log it, with `moves`, `result`
+    /// and `reason` as given.
+    fn task_game(moves: &str, result: &str, reason: &str, detail: Option<&str>) -> Played {
+        let mut line = serde_json::json!({
+            "run": "league", "game": 7, "pair": 7, "first": "alice v1", "second": "random",
+            "rules": connect4::Rules::STANDARD.to_string(), "opening": "44", "moves": moves,
+            "result": result, "reason": reason, "seed": 5, "plies": [],
+        });
+        if let Some(d) = detail {
+            line["detail"] = d.into();
+        }
+        Played {
+            result: "1-0".into(),
+            reason: "line".into(),
+            line: line.to_string(),
+            accuracy: [(40, 40), (0, 0)],
+            slips: Vec::new(),
+        }
+    }
+
+    /// Issue #69, item 3: `--record` took a task's results at their word
+    /// (10 of 12 games recorded with impossible moves; forged lines with
+    /// newlines put fake games in `games.jsonl`). Now each is replayed.
+    #[test]
+    fn a_forged_result_is_refused_and_a_true_one_is_judged_again() {
+        let game = GameRow {
+            id: 7,
+            first: 1,
+            second: 2,
+            kind: "ladder".into(),
+            opening: "44".into(),
+            seed: 5,
+        };
+        let names = ("alice v1", "random");
+        let mut judge = crate::games::judge();
+        let refused = |played: &Played, judge: &mut connect4::search::verdict::Judge| {
+            checked(&game, names, played, judge).unwrap_err()
+        };
+        // Eight moves into one column; a line claimed where there is none;
+        // a forfeit of the side that was not to move; another opening, or
+        // another player.
+        let e = refused(&task_game("4444444411", "1-0", "line", None), &mut judge);
+        assert!(e.contains("4444444411"), "{e}");
+        let e = refused(&task_game("441122", "1-0", "line", None), &mut judge);
+        assert!(e.contains("does not fit"), "{e}");
+        let e = refused(&task_game("44112", "0-1", "time", None), &mut judge);
+        assert!(e.contains("not a forfeit of the side to move"), "{e}");
+        let e = refused(&task_game("33112", "0-1", "time", None), &mut judge);
+        assert!(e.contains("opening"), "{e}");
+        let mut other = task_game("4411223", "1-0", "line", None);
+        other.line = other.line.replace("alice v1", "perfect");
+        assert!(refused(&other, &mut judge).contains("first player is 'perfect'"));
+        // A true game: recorded from its line, its accuracy judged here,
+        // its line written again as one line whatever its detail holds.
+        let forged_detail = "x\n{\"game\": 99}\n";
+        let true_game = task_game("441122", "0-1", "crash", Some(forged_detail));
+        let played = checked(&game, names, &true_game, &mut judge).unwrap();
+        assert_eq!(
+            (played.result.as_str(), played.reason.as_str()),
+            ("0-1", "crash")
+        );
+        assert_ne!(played.accuracy, [(40, 40), (0, 0)]);
+        assert!(!played.line.contains('\n'), "{}", played.line);
+        let won = checked(
+            &game,
+            names,
+            &task_game("4455667", "1-0", "line", None),
+            &mut judge,
+        );
+        assert_eq!(won.unwrap().result, "1-0");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::schedule::Job;
 use connect4_match::spec::EngineSpec;
 
+use crate::isolation::{Isolation, seat_of};
 use crate::rating::{self, Rating};
 use crate::store::{GameRow, Played, Player, Slip, Store};
 
@@ -40,6 +41,10 @@ pub struct Table<'a> {
     pub log: &'a Path,
     /// Raised by Ctrl-C: no game starts, the ones under way end.
     pub stop: &'a AtomicBool,
+    /// How the students' code runs.
+    pub isolation: &'a Isolation,
+    /// The league's copies of the submissions.
+    pub copies: std::path::PathBuf,
 }
 
 /// Plays `games` between `players` on `concurrency` threads and records
@@ -51,12 +56,25 @@ pub fn play_all(
     games: &[GameRow],
     concurrency: usize,
 ) -> Result<usize> {
+    let slots = table
+        .store
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .slots()?;
     on_threads(games, concurrency, table.stop, |game, judge| {
         let find = |id| players.iter().find(|p| p.id == id);
         let (Some(a), Some(b)) = (find(game.first), find(game.second)) else {
             return Ok(false);
         };
-        match play(game, spec_of(a)?, spec_of(b)?, judge, table.stop)? {
+        let seats = [
+            seat_of(&slots, &table.copies, a)?,
+            seat_of(&slots, &table.copies, b)?,
+        ];
+        let ([first, second], cells) = table.isolation.seat(seats)?;
+        let played = play(game, first, second, judge, table.stop)?;
+        // Everything of the students' users ends with the game.
+        drop(cells);
+        match played {
             Some(played) => record(table, game, &played),
             None => Ok(false),
         }
@@ -78,7 +96,7 @@ pub fn on_threads<T: Sync>(
     std::thread::scope(|scope| {
         for _ in 0..concurrency.max(1).min(items.len()) {
             scope.spawn(|| {
-                let mut judge = Judge::new(JUDGE_MB, Some(Book::shipped()), POSITION_CAP, GAME_CAP);
+                let mut judge = judge();
                 while !stop.load(Ordering::Relaxed) {
                     let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
@@ -99,6 +117,11 @@ pub fn on_threads<T: Sync>(
         Some(e) => Err(e),
         None => Ok(done.into_inner()),
     }
+}
+
+/// The solver that judges the league's moves, one per thread.
+pub fn judge() -> Judge {
+    Judge::new(JUDGE_MB, Some(Book::shipped()), POSITION_CAP, GAME_CAP)
 }
 
 /// Plays `game` between `first` and `second` (their specs named as the
@@ -220,7 +243,7 @@ pub fn label(player: &Player) -> String {
 /// Each side's moves after the opening that the solver judged, and how
 /// many of them kept the position's value (first, second); and the moves
 /// that gave it away.
-fn judged(judge: &mut Judge, line: &GameLine) -> ([(i64, i64); 2], Vec<Slip>) {
+pub(crate) fn judged(judge: &mut Judge, line: &GameLine) -> ([(i64, i64); 2], Vec<Slip>) {
     let Ok(game) = connect4::Game::from_move_string(Rules::STANDARD, &line.moves) else {
         return ([(0, 0); 2], Vec::new());
     };

@@ -20,14 +20,9 @@ use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::spec::EngineSpec;
 use sha2::{Digest, Sha256};
 
+use crate::isolation::{Entrant, Isolation};
 use crate::rating::Rating;
 use crate::store::{Player, Store};
-
-/// A submission's files may weigh this much at most (room for an engine
-/// built on connect4, with its 58 MiB book).
-const MOST_BYTES: u64 = 256 << 20;
-/// And number this many.
-const MOST_FILES: usize = 10_000;
 
 /// What the intake needs: where submissions are dropped, where the league
 /// keeps its copies, how they run.
@@ -40,6 +35,8 @@ pub struct Intake<'a> {
     pub config: &'a Config,
     /// The Python that runs policies and Kaggle agents.
     pub python: &'a str,
+    /// How the students' code runs.
+    pub isolation: &'a Isolation,
 }
 
 /// What the intake did with one folder.
@@ -59,11 +56,14 @@ impl Intake<'_> {
         let mut entries = Vec::new();
         for student in student_folders(self.drop)? {
             let folder = self.drop.join(&student);
-            let fingerprint = match fingerprint(&folder) {
-                Ok(f) => f,
+            // A folder that cannot be read as a submission (a FIFO, a link,
+            // too large) is refused with why; its "fingerprint" is the
+            // reason, so that it is told once, and again when it changes.
+            let (fingerprint, unreadable) = match fingerprint(&folder) {
+                Ok(f) => (f, None),
                 Err(why) => {
-                    eprintln!("league: {student}: {why:#}");
-                    continue;
+                    let why = format!("{why:#}");
+                    (format!("refused: {why}"), Some(why))
                 }
             };
             let latest = players
@@ -74,7 +74,10 @@ impl Intake<'_> {
                 continue;
             }
             let version = latest.map_or(1, |p| p.version + 1);
-            entries.push(self.take_in(store, &student, version, fingerprint)?);
+            entries.push(match unreadable {
+                None => self.take_in(store, &student, version, fingerprint)?,
+                Some(why) => refuse(store, &student, version, fingerprint, why)?,
+            });
         }
         Ok(entries)
     }
@@ -88,23 +91,45 @@ impl Intake<'_> {
         fingerprint: String,
     ) -> Result<Entry> {
         let copy = self.copies.join(student).join(format!("v{version}"));
-        std::fs::create_dir_all(copy.parent().expect("a student's folder"))
-            .with_context(|| format!("creating {}", copy.display()))?;
-        if copy.exists() {
-            std::fs::remove_dir_all(&copy)
-                .with_context(|| format!("clearing {}", copy.display()))?;
+        let folder = copy.parent().expect("a student's folder");
+        std::fs::create_dir_all(folder).with_context(|| format!("creating {}", copy.display()))?;
+        let slot = store.slot_of(student)?;
+        // One copy a student: the one in play. Earlier versions' copies
+        // go (their games are over or dropped), so that the disk holds
+        // what the league runs and no more.
+        for entry in
+            std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))?
+        {
+            let path = entry?.path();
+            std::fs::remove_dir_all(&path)
+                .with_context(|| format!("clearing {}", path.display()))?;
         }
-        connect4_match::sandbox::copy_for(&self.drop.join(student), &copy, None)
-            .with_context(|| format!("copying {student}'s submission"))?;
-        let checked = connect4_grade::submission::spec(self.config, &copy, self.python, None)
-            .map_err(|r| r.0)
+        let checked = connect4_match::sandbox::copy_for(&self.drop.join(student), &copy, None)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                connect4_grade::submission::spec(self.config, &copy, self.python, None)
+                    .map_err(|r| r.0)
+            })
             .and_then(|mut spec| {
                 spec.name = student.to_string();
-                validate(&spec, self.config).map(|()| spec)
+                self.isolation
+                    .seal(slot, &copy)
+                    .map_err(|e| format!("{e:#}"))?;
+                let seat = Entrant {
+                    spec,
+                    student: Some((slot, copy.clone())),
+                };
+                let ([spec], cells) = self.isolation.seat([seat]).map_err(|e| format!("{e:#}"))?;
+                let validated = validate(&spec, self.config);
+                drop(cells);
+                validated.map(|()| spec)
             });
-        let (state, note, spec) = match &checked {
-            Ok(spec) => ("active", None, spec.text.clone()),
-            Err(why) => ("rejected", Some(why.clone()), String::new()),
+        if checked.is_err() {
+            std::fs::remove_dir_all(&copy).ok();
+        }
+        let spec = match checked {
+            Ok(spec) => spec,
+            Err(why) => return refuse(store, student, version, fingerprint, why),
         };
         store.add_player(&Player {
             id: 0,
@@ -112,16 +137,35 @@ impl Intake<'_> {
             anchor: false,
             version,
             fingerprint,
-            spec,
-            state: state.to_string(),
-            note,
+            spec: spec.text.clone(),
+            state: "active".into(),
+            note: None,
             rating: Rating::default(),
         })?;
-        Ok(match checked {
-            Ok(_) => Entry::Entered(student.to_string()),
-            Err(why) => Entry::Rejected(student.to_string(), why),
-        })
+        Ok(Entry::Entered(student.to_string()))
     }
+}
+
+/// Records submission `version` of `student` as refused, and why.
+fn refuse(
+    store: &mut Store,
+    student: &str,
+    version: i64,
+    fingerprint: String,
+    why: String,
+) -> Result<Entry> {
+    store.add_player(&Player {
+        id: 0,
+        student: student.to_string(),
+        anchor: false,
+        version,
+        fingerprint,
+        spec: String::new(),
+        state: "rejected".into(),
+        note: Some(why.clone()),
+        rating: Rating::default(),
+    })?;
+    Ok(Entry::Rejected(student.to_string(), why))
 }
 
 /// Whether `spec` starts, answers, and plays a whole game against itself
@@ -153,34 +197,52 @@ fn validate(spec: &EngineSpec, config: &Config) -> Result<(), String> {
 }
 
 /// A hash of a folder's files: their paths and contents, so that any
-/// change (and only a change) makes a new submission.
+/// change (and only a change) makes a new submission. The folder is
+/// refused as its copy would be: an entry that is not a regular file or
+/// a folder, or sizes (from the metadata, before any read) past the
+/// limits of a copy.
 fn fingerprint(folder: &Path) -> Result<String> {
+    use std::os::unix::fs::OpenOptionsExt;
     let mut files = Vec::new();
     collect(folder, folder, &mut files)?;
     files.sort();
+    let limits = connect4_match::sandbox::CopyLimits::SUBMISSION;
+    let bytes: u64 = files.iter().map(|f| f.2).sum();
+    if bytes > limits.bytes {
+        anyhow::bail!(
+            "{}: over {} MB of files",
+            folder.display(),
+            limits.bytes >> 20
+        );
+    }
     let mut hash = Sha256::new();
-    let mut bytes = 0;
-    for (relative, path) in &files {
-        let content = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        bytes += content.len() as u64;
-        if bytes > MOST_BYTES {
-            anyhow::bail!(
-                "{}: over {} MB of files",
-                folder.display(),
-                MOST_BYTES >> 20
-            );
-        }
+    for (relative, path, len) in &files {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+            .with_context(|| format!("reading {}", path.display()))?;
         hash.update(relative.as_bytes());
         hash.update([0]);
-        hash.update((content.len() as u64).to_le_bytes());
-        hash.update(&content);
+        hash.update(len.to_le_bytes());
+        let mut reader = std::io::Read::take(file, *len);
+        let mut buffer = vec![0u8; 1 << 16];
+        loop {
+            let n = std::io::Read::read(&mut reader, &mut buffer)
+                .with_context(|| format!("reading {}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            hash.update(&buffer[..n]);
+        }
     }
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The regular files under `folder` (links not followed), with their paths
-/// relative to `root`.
-fn collect(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf)>) -> Result<()> {
+/// The regular files under `folder` (links never followed), with their
+/// paths relative to `root` and their sizes; anything but a regular file
+/// or a folder is refused by name.
+fn collect(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf, u64)>) -> Result<()> {
     for entry in
         std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))?
     {
@@ -190,11 +252,24 @@ fn collect(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf)>) -> Re
         if kind.is_dir() {
             collect(root, &path, files)?;
         } else if kind.is_file() {
+            let len = std::fs::symlink_metadata(&path)
+                .with_context(|| format!("reading {}", path.display()))?
+                .len();
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            files.push((relative.to_string_lossy().into_owned(), path));
+            files.push((relative.to_string_lossy().into_owned(), path, len));
+        } else {
+            anyhow::bail!(
+                "{} is {}: a submission may hold only regular files and folders",
+                path.display(),
+                connect4_match::sandbox::kind_in_words(kind)
+            );
         }
-        if files.len() > MOST_FILES {
-            anyhow::bail!("{}: over {MOST_FILES} files", root.display());
+        if files.len() > connect4_match::sandbox::CopyLimits::SUBMISSION.entries {
+            anyhow::bail!(
+                "{}: over {} files",
+                root.display(),
+                connect4_match::sandbox::CopyLimits::SUBMISSION.entries
+            );
         }
     }
     Ok(())

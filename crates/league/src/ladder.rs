@@ -60,7 +60,11 @@ pub fn refused(players: &[Player]) -> Vec<&Player> {
 /// The table of the games of `kind`: `ladder` ranks by rating, `final`
 /// by points.
 pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
-    let mut out = String::from(
+    let mut out = String::new();
+    if store.note(crate::isolation::NOTE)?.is_some() {
+        let _ = writeln!(out, "WARNING: {}", crate::isolation::WARNING);
+    }
+    out.push_str(
         "rating: the conservative estimate, mu - 3 sigma; the interval: 95% of the strength\n",
     );
     let _ = writeln!(

@@ -23,6 +23,7 @@
 pub mod batch;
 pub mod games;
 pub mod intake;
+pub mod isolation;
 pub mod ladder;
 pub mod pairing;
 pub mod rating;
@@ -42,6 +43,7 @@ use connect4_grade::config::{Config, SubmissionKind};
 use connect4_match::schedule::OpeningSource;
 
 use crate::intake::{Entry, Intake};
+use crate::isolation::Isolation;
 use crate::rating::{Rating, Replayed};
 use crate::store::{GameRow, Player, Store};
 
@@ -109,6 +111,17 @@ pub struct Args {
     /// and play none.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["status", "final_round", "rounds", "serve"])]
     pub record: Vec<PathBuf>,
+    /// Run the students' code as the league's own user, without
+    /// isolation: each student's code can then read and change the
+    /// league's files and the other students' code (the ladder and the
+    /// page say so). Without it the league contains every submission
+    /// (as root: see docs/league.md) or refuses to run them.
+    #[arg(long)]
+    pub no_isolation: bool,
+    /// The first of the uids the students' code runs as under isolation,
+    /// one per student (no account of the machine may use them).
+    #[arg(long, default_value_t = connect4_grade::contain::DEFAULT_BASE_UID)]
+    pub uid_base: u32,
     /// Print the ladder and play nothing.
     #[arg(long, conflicts_with_all = ["rounds", "final_round"])]
     pub status: bool,
@@ -149,6 +162,10 @@ pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
+    let _lock = match args.status {
+        true => None,
+        false => Some(lock(&args.dir)?),
+    };
     let store = Mutex::new(Store::open(&database(&args.dir))?);
     if args.status {
         let s = store.lock().unwrap_or_else(|e| e.into_inner());
@@ -166,11 +183,17 @@ pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
         let stop = Arc::clone(&stop);
         ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)).ok();
     }
+    let isolation = isolation(
+        args,
+        &config,
+        Some(&store.lock().unwrap_or_else(|e| e.into_inner())),
+    )?;
     let league = League {
         args,
         store: &store,
         config: &config,
         stop: &stop,
+        isolation: &isolation,
     };
     league.rewrite_log()?;
     if let Some(path) = &args.export {
@@ -210,6 +233,22 @@ struct League<'a> {
     config: &'a Config,
     /// Raised by Ctrl-C: no game starts, the ones under way end.
     stop: &'a AtomicBool,
+    /// How the students' code runs.
+    isolation: &'a Isolation,
+}
+
+/// How the league (or a `--play` task) runs the students' code: contained
+/// unless `--no-isolation`; contained, the league's folder and the drop
+/// folder are closed to the students' users.
+fn isolation(args: &Args, config: &Config, store: Option<&Store>) -> Result<Isolation> {
+    let isolation = Isolation::new(args.no_isolation, config, args.uid_base, store)?;
+    if isolation.is_on() {
+        isolation::close_league_folder(&args.dir)?;
+        if let Some(drop) = &args.submissions {
+            connect4_match::sandbox::close_to_others(drop, "--submissions")?;
+        }
+    }
+    Ok(isolation)
 }
 
 impl League<'_> {
@@ -368,7 +407,7 @@ impl League<'_> {
                 self.store().set_note("rounds", &round.to_string())?;
             }
         }
-        let count = batch::export(&self.store(), path)?;
+        let count = batch::export(&self.store(), &copies(&self.args.dir), path)?;
         println!(
             "league: {count} game(s) to play written to {}",
             path.display()
@@ -386,6 +425,13 @@ impl League<'_> {
             "league: {} game(s) recorded, {} left out (recorded before, or dropped by a resubmission)",
             recorded.new, recorded.skipped
         );
+        if recorded.refused > 0 {
+            println!(
+                "league: {} game(s) of the results refused (moves, players or a result that do \
+                 not hold up: see above): those games stay to play",
+                recorded.refused
+            );
+        }
         if recorded.unreadable > 0 {
             println!(
                 "league: {} line(s) of the results could not be read (cut short by a killed task): \
@@ -436,9 +482,10 @@ impl League<'_> {
         };
         let intake = Intake {
             drop,
-            copies: self.args.dir.join("submissions"),
+            copies: copies(&self.args.dir),
             config: self.config,
             python: &self.args.python,
+            isolation: self.isolation,
         };
         for entry in intake.scan(&mut self.store())? {
             match entry {
@@ -470,6 +517,8 @@ impl League<'_> {
             store: self.store,
             log,
             stop: self.stop,
+            isolation: self.isolation,
+            copies: copies(&self.args.dir),
         }
     }
 
@@ -508,7 +557,12 @@ fn play_exported(args: &Args, exported: &Path) -> Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let played = batch::play(exported, shard, results, concurrency, &stop)?;
+    let config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::defaults(args.kind.unwrap_or_default()),
+    };
+    let isolation = isolation(args, &config, None)?;
+    let played = batch::play(exported, shard, results, concurrency, &stop, &isolation)?;
     println!(
         "league: {played} game(s) of shard {}/{} played into {}",
         shard.index,
@@ -531,9 +585,37 @@ fn openings(seed: u64) -> Result<Vec<String>> {
     connect4_match::schedule::openings(Rules::STANDARD, &source, 49)
 }
 
+/// Holds the league in `dir` for this run, or says that another run
+/// holds it: two runs on one league would take the same students in
+/// twice and play rounds twice. The hold ends with the run (or its
+/// process).
+fn lock(dir: &Path) -> Result<std::fs::File> {
+    let path = dir.join("league.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    if file.try_lock().is_err() {
+        anyhow::bail!(
+            "another league run is using --dir {} (it holds {}): wait for it to end, or stop it; \
+             --status reads the ladder meanwhile",
+            dir.display(),
+            path.display()
+        );
+    }
+    Ok(file)
+}
+
 /// The database of the league in `dir`.
 pub fn database(dir: &Path) -> PathBuf {
     dir.join("league.db")
+}
+
+/// The league's copies of the submissions in `dir`, one folder a student.
+pub fn copies(dir: &Path) -> PathBuf {
+    dir.join("submissions")
 }
 
 /// The game log of the league in `dir`: every game played, one line each.

@@ -153,6 +153,10 @@ CREATE TABLE IF NOT EXISTS slips (
     PRIMARY KEY (game, ply)
 );
 CREATE INDEX IF NOT EXISTS slips_of ON slips(player);
+CREATE TABLE IF NOT EXISTS students (
+    student TEXT PRIMARY KEY,
+    slot INTEGER NOT NULL UNIQUE
+);
 ";
 
 impl Store {
@@ -280,6 +284,35 @@ impl Store {
         let id = tx.last_insert_rowid();
         tx.commit().map_err(|e| fail(&self.path, e))?;
         Ok(id)
+    }
+
+    /// Student `student`'s number (from 0, in the order students first
+    /// came), given now if they have none: the user their code runs as.
+    pub fn slot_of(&self, student: &str) -> Result<u32, StoreError> {
+        self.connection
+            .execute(
+                "INSERT OR IGNORE INTO students (student, slot) \
+                 VALUES (?1, (SELECT COALESCE(MAX(slot) + 1, 0) FROM students))",
+                params![student],
+            )
+            .map_err(|e| self.fail(e))?;
+        self.connection
+            .query_row(
+                "SELECT slot FROM students WHERE student = ?1",
+                params![student],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Every student's number (see [`Store::slot_of`]).
+    pub fn slots(&self) -> Result<std::collections::BTreeMap<String, u32>, StoreError> {
+        Ok(self
+            .rows("SELECT student, slot FROM students", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .into_iter()
+            .collect())
     }
 
     /// The value of `key` in the league's notes (what is done once).

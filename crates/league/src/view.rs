@@ -71,6 +71,7 @@ impl View {
             "games": store.ladder_history()?.len(),
             "unplayed": store.unplayed()?.len(),
             "calibrated": store.note("calibrated")?.is_some(),
+            "warning": store.note(crate::isolation::NOTE)?.map(|_| crate::isolation::WARNING),
             "audit": ladder::audit(&store)?.trim_end(),
             "players": ladder,
             "refused": refused,

@@ -88,6 +88,9 @@ function showLadder(players) {
 
 /** The refused submissions and the final round, when there are any. */
 function showRest(data) {
+  const warning = document.getElementById("league-warning");
+  warning.hidden = !data.warning;
+  warning.textContent = data.warning || "";
   document.getElementById("refused-box").hidden = !data.refused.length;
   document.getElementById("refused").replaceChildren(...data.refused.map((r) => {
     const item = element("li");
