@@ -28,7 +28,8 @@ def test_the_class_page_shows_every_student_and_their_feedback(tmp_path):
     engine_submission(subs / "bob", "false")
     graded = subprocess.run(
         [arena, "grade", "--submissions", str(subs), "--out", str(tmp_path / "grades"),
-         "--games", "2", "--match-games", "2", "--tactics", "1", "--concurrency", "1", "--jobs", "2"],
+         "--games", "2", "--match-games", "2", "--tactics", "1", "--concurrency", "1", "--jobs", "2",
+         "--no-isolation"],
         capture_output=True, text=True, timeout=600)
     assert graded.returncode == 0, graded.stderr
     with sync_api.sync_playwright() as p:

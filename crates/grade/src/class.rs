@@ -42,7 +42,14 @@ pub fn run(args: &Args, dir: &Path) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    isolation_asked(args)?;
+    if args.isolate {
+        connect4_match::sandbox::close_to_others(dir, "--submissions")?;
+        if let Some(config) = &args.config {
+            connect4_match::sandbox::close_to_others(config, "--config")?;
+        }
+    }
+    create_out(args, out)?;
     let (shard, shards) = args.shard.map_or((1, 1), |s| (s.index, s.count));
     let mine: Vec<&String> = names
         .iter()
@@ -61,14 +68,31 @@ pub fn run(args: &Args, dir: &Path) -> Result<ExitCode> {
         dir.display(),
         jobs(args)
     );
-    grade_all(args, dir, &todo)?;
-    let class: Vec<Graded> = names.iter().map(|n| read(out, n)).collect();
+    let kept = grade_all(args, dir, &todo)?;
+    // A row graded by this run is as its grading left it at its end (read
+    // then, before the next student's code ran); the others from --out.
+    let class: Vec<Graded> = names
+        .iter()
+        .map(|n| {
+            kept.iter()
+                .find(|g| &g.name == n)
+                .cloned()
+                .unwrap_or_else(|| read(out, n, args.no_isolation))
+        })
+        .collect();
     let csv = out.join("grades.csv");
     connect4::atomic_file::write(&csv, to_csv(&class))
         .with_context(|| format!("writing {}", csv.display()))?;
     let page = out.join("index.html");
-    connect4::atomic_file::write(&page, class_page::page(&class, &dir.display().to_string()))
-        .with_context(|| format!("writing {}", page.display()))?;
+    connect4::atomic_file::write(
+        &page,
+        class_page::page(
+            &class,
+            &dir.display().to_string(),
+            args.no_isolation.then_some(NO_ISOLATION),
+        ),
+    )
+    .with_context(|| format!("writing {}", page.display()))?;
     let graded = class.iter().filter(|g| g.results.is_some()).count();
     println!(
         "wrote {} and {} ({graded} of {} with results)",
@@ -142,8 +166,22 @@ pub fn student_folders(dir: &Path) -> Result<Vec<String>> {
             );
             continue;
         };
-        if !name.starts_with('.') && entry.path().is_dir() {
+        // The entry's own type: a link is not followed, so that a link to
+        // another folder (a classmate's) never enters under a new name.
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", entry.path().display()))?;
+        if name.starts_with('.') {
+            continue;
+        }
+        if kind.is_dir() {
             names.push(name);
+        } else if !kind.is_file() {
+            eprintln!(
+                "connect4-arena: {}: {}, not a submission folder: left out",
+                entry.path().display(),
+                connect4_match::sandbox::kind_in_words(kind)
+            );
         }
     }
     names.sort();
@@ -164,49 +202,134 @@ fn jobs(args: &Args) -> usize {
     (cores / args.concurrency.unwrap_or(cores).max(1)).max(1)
 }
 
-/// Grades `todo` on [`jobs`] threads, each grading a process of its own.
-fn grade_all(args: &Args, dir: &Path, todo: &[&String]) -> Result<()> {
+/// Whether the class may be graded as asked: under `--isolate` as root,
+/// or without isolation only when `--no-isolation` says so in words.
+fn isolation_asked(args: &Args) -> Result<()> {
+    if args.no_isolation {
+        eprintln!("grade: {NO_ISOLATION}");
+        return Ok(());
+    }
+    if !args.isolate {
+        bail!(
+            "grading a class runs every student's code: give --isolate (as root: each \
+             submission as its own user, apart from the others and the grades), or \
+             --no-isolation to run it as your own user, where one student's code can read \
+             and rewrite the others' rows"
+        );
+    }
+    if let Err(why) = connect4_match::sandbox::isolation_available() {
+        bail!(
+            "--isolate: {why}; run the class's grading as root, or give --no-isolation \
+             instead of --isolate to grade without it"
+        );
+    }
+    Ok(())
+}
+
+/// What every row and the class page say of a class graded with
+/// `--no-isolation`.
+pub const NO_ISOLATION: &str = "isolation was off (--no-isolation): each student's code ran \
+    as the grader's own user and could have read or changed other students' files and results";
+
+/// Makes `out`; under isolation, closed to every other user (the
+/// students' code runs as other users and must not read a row).
+fn create_out(args: &Args, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    if args.isolate {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(out, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("closing {} to other users", out.display()))?;
+    }
+    Ok(())
+}
+
+/// Grades `todo` on [`jobs`] threads, each grading a process of its own;
+/// the rows as each grading wrote them, read when it ended.
+fn grade_all(args: &Args, dir: &Path, todo: &[&String]) -> Result<Vec<Graded>> {
     let program = std::env::current_exe().context("finding this program")?;
     let next = AtomicUsize::new(0);
+    let kept = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..jobs(args).min(todo.len()) {
             scope.spawn(|| {
                 while let Some(name) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if let Err(e) = grade_one(&program, args, dir, name) {
-                        eprintln!("grade: {name}: {e:#}");
+                    match grade_one(&program, args, dir, name) {
+                        Ok(graded) => kept.lock().unwrap_or_else(|e| e.into_inner()).push(graded),
+                        Err(e) => eprintln!("grade: {name}: {e:#}"),
                     }
                 }
             });
         }
     });
-    Ok(())
+    Ok(kept.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// Grades submission `name` in a process of its own; says how it went.
-fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<()> {
+/// Grades submission `name` in a process of its own, stopped past
+/// `--grading-limit`; says how it went, and gives the row as it stands
+/// when the grading ended.
+fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Graded> {
     let folder = args.out.join(name);
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let log = std::fs::File::create(folder.join("grade.log"))
         .with_context(|| format!("creating {}", folder.join("grade.log").display()))?;
     let mut command = Command::new(program);
+    command.arg("grade");
+    // The paths go in the grading's environment, which only root can read
+    // (its command line is every user's to read in /proc, and would name
+    // the class's folder, the config and the outputs to the student).
+    let paths = [
+        ("--submission", "CONNECT4_GRADE_SUBMISSION", dir.join(name)),
+        (
+            "--results",
+            "CONNECT4_GRADE_RESULTS",
+            folder.join("results.json"),
+        ),
+        ("--log", "CONNECT4_GRADE_LOG", folder.join("games.jsonl")),
+    ];
+    let config = args
+        .config
+        .iter()
+        .map(|c| ("--config", "CONNECT4_GRADE_CONFIG", c.clone()));
+    for (flag, variable, path) in paths.into_iter().chain(config) {
+        match args.isolate {
+            true => _ = command.env(variable, path),
+            false => _ = command.arg(flag).arg(path),
+        }
+    }
     command
-        .arg("grade")
-        .arg("--submission")
-        .arg(dir.join(name))
-        .arg("--results")
-        .arg(folder.join("results.json"))
-        .arg("--log")
-        .arg(folder.join("games.jsonl"))
         .args(passed_on(args))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
     connect4_match::group::own_group(&mut command);
     let started = Instant::now();
-    let status = command
-        .status()
+    let child = command
+        .spawn()
         .with_context(|| format!("starting {}", program.display()))?;
-    let graded = read(&args.out, name);
+    let status = wait_at_most(child, std::time::Duration::from_secs(args.grading_limit))?;
+    if args.isolate {
+        // Whatever of the student's the stopped grading left running.
+        if let Ok(student) = connect4_match::sandbox::Account::lookup(&args.student_user) {
+            connect4_match::sandbox::kill_user(student.uid);
+        }
+    }
+    let Some(status) = status else {
+        let message = format!(
+            "The grading was stopped after {} s, the most a grading may take here \
+             (--grading-limit): no points. Please tell your instructor.",
+            args.grading_limit
+        );
+        crate::report::write(
+            &crate::report::failed(&message),
+            &folder.join("results.json"),
+        )?;
+        println!(
+            "{name}: stopped after {} s (--grading-limit)",
+            args.grading_limit
+        );
+        return Ok(read(&args.out, name, args.no_isolation));
+    };
+    let graded = read(&args.out, name, args.no_isolation);
     match (&graded.results, status.success()) {
         (Some(r), _) => println!(
             "{name}: {:.2} / {} ({:.0} s)",
@@ -219,7 +342,27 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<()> 
             folder.join("grade.log").display()
         ),
     }
-    Ok(())
+    Ok(graded)
+}
+
+/// Waits for `child` (the leader of its process group) for at most
+/// `limit`; past it, kills the group: the status, or `None` when killed.
+fn wait_at_most(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> Result<Option<std::process::ExitStatus>> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if started.elapsed() > limit {
+            connect4_match::group::kill_group(&child);
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The options of `grade` each student's grading gets as they were given.
@@ -231,10 +374,6 @@ fn passed_on(args: &Args) -> Vec<OsString> {
             out.push(v.into());
         }
     };
-    pass(
-        "--config",
-        args.config.as_ref().map(|p| p.display().to_string()),
-    );
     pass("--kind", args.kind.map(|k| k.name().to_string()));
     pass("--games", args.games.map(|n| n.to_string()));
     pass("--pass-rate", args.pass_rate.map(|n| n.to_string()));
@@ -252,8 +391,9 @@ fn passed_on(args: &Args) -> Vec<OsString> {
     out
 }
 
-/// Student `name`'s results in `out`, or why there are none.
-fn read(out: &Path, name: &str) -> Graded {
+/// Student `name`'s results in `out`, or why there are none; with
+/// `unisolated`, saying that isolation was off.
+fn read(out: &Path, name: &str, unisolated: bool) -> Graded {
     let path = out.join(name).join("results.json");
     let (results, trouble) = match std::fs::read_to_string(&path) {
         Err(_) => (None, Some("not graded: no results.json".to_string())),
@@ -262,6 +402,12 @@ fn read(out: &Path, name: &str) -> Graded {
             Err(e) => (None, Some(format!("{}: {e}", path.display()))),
         },
     };
+    let results = results.map(|mut r| {
+        if unisolated && !r.output.contains(NO_ISOLATION) {
+            r.output = format!("{NO_ISOLATION}\n\n{}", r.output);
+        }
+        r
+    });
     Graded {
         name: name.to_string(),
         results,

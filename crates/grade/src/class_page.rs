@@ -13,6 +13,7 @@ use connect4_match::page::script_safe;
 
 /// One student's line of the class: their folder's name and what the
 /// grading left (none when it left no results).
+#[derive(Clone)]
 pub struct Graded {
     /// The submission folder's name.
     pub name: String,
@@ -22,10 +23,12 @@ pub struct Graded {
     pub trouble: Option<String>,
 }
 
-/// The page of `class`, graded from the folder `folder`.
-pub fn page(class: &[Graded], folder: &str) -> String {
+/// The page of `class`, graded from the folder `folder`; `warning`, when
+/// given, heads it (a class graded without isolation says so).
+pub fn page(class: &[Graded], folder: &str, warning: Option<&str>) -> String {
     let data = json!({
         "folder": folder,
+        "warning": warning,
         "students": class.iter().map(student).collect::<Vec<_>>(),
     });
     format!(
@@ -59,7 +62,7 @@ fn student(g: &Graded) -> Value {
 }
 
 /// The page's markup: the summary, the table, one student's feedback.
-const BODY: &str = r#"<header><h1>connect4: the class's grades</h1><p id="summary" role="status"></p></header>
+const BODY: &str = r#"<header><h1>connect4: the class's grades</h1><p id="summary" role="status"></p><p id="warning" role="alert" hidden></p></header>
 <main>
   <div class="toolbar"><input id="filter" type="search" placeholder="filter students by name" aria-label="filter students by name">
     <span class="hint">Click a column's name to sort, a student to read their feedback.</span></div>
@@ -91,6 +94,7 @@ td.full { background: #e6f4ea; }
 td.part { background: #fff6dd; }
 td.none { background: #fde8e8; }
 td.note { text-align: left; color: #a00; }
+#warning { color: #a00; font-weight: 600; margin: 0.4rem 0 0; }
 #student { margin-top: 1.2rem; }
 .test { background: #fff; border: 1px solid #ddd; margin: 0.6rem 0; padding: 0.4rem 0.8rem; }
 .test h3 { font-size: 1rem; margin: 0.2rem 0; }
@@ -117,6 +121,11 @@ function summary() {
   const median = totals.length ? totals[Math.floor((totals.length - 1) / 2)] : null;
   document.getElementById("summary").textContent = `${students.length} submission(s) in ${data.folder}; ` +
     `${totals.length} graded` + (median === null ? "" : `, median total ${fmt(median)}`) + ".";
+  if (data.warning) {
+    const warning = document.getElementById("warning");
+    warning.textContent = data.warning;
+    warning.hidden = false;
+  }
 }
 
 function sortKey(s) {
@@ -204,7 +213,7 @@ mod tests {
             }),
             trouble: None,
         }];
-        let html = page(&class, "subs");
+        let html = page(&class, "subs", None);
         assert_eq!(html.matches("</script>").count(), 2, "{html}");
         let at = html.find("id=\"class-data\">").unwrap() + "id=\"class-data\">".len();
         let end = at + html[at..].find("</script>").unwrap();
