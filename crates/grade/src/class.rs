@@ -44,6 +44,7 @@ pub fn run(args: &Args, dir: &Path) -> Result<ExitCode> {
     }
     isolation_asked(args)?;
     if args.isolate {
+        hide_paths()?;
         connect4_match::sandbox::close_to_others(dir, "--submissions")?;
         if let Some(config) = &args.config {
             connect4_match::sandbox::close_to_others(config, "--config")?;
@@ -226,6 +227,49 @@ fn isolation_asked(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// The options whose paths a student's code must not learn, and the
+/// variables that carry them instead.
+const HIDDEN: [(&str, &str); 3] = [
+    ("--submissions", "CONNECT4_GRADE_SUBMISSIONS"),
+    ("--out", "CONNECT4_GRADE_OUT"),
+    ("--config", "CONNECT4_GRADE_CONFIG"),
+];
+
+/// Starts this program again with the class folder, `--out` and
+/// `--config` moved from its command line (every user's to read in
+/// `/proc`) into its environment (root's alone), when the command line
+/// holds them; returns when it does not.
+fn hide_paths() -> Result<()> {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let mut kept = Vec::new();
+    let mut moved = Vec::new();
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        let text = word.to_string_lossy();
+        let flag = HIDDEN
+            .iter()
+            .find(|(flag, _)| text == *flag || text.starts_with(&format!("{flag}=")));
+        match flag {
+            Some((flag, variable)) if text == *flag => match words.next() {
+                Some(value) => moved.push((*variable, value.clone())),
+                None => kept.push(word.clone()),
+            },
+            Some((flag, variable)) => {
+                moved.push((*variable, OsString::from(&text[flag.len() + 1..])));
+            }
+            None => kept.push(word.clone()),
+        }
+    }
+    if moved.is_empty() {
+        return Ok(());
+    }
+    use std::os::unix::process::CommandExt;
+    let program = std::env::current_exe().context("finding this program")?;
+    let error = Command::new(program).args(kept).envs(moved).exec();
+    Err(anyhow::Error::new(error)
+        .context("starting the grading again without its paths on the command line"))
+}
+
 /// What every row and the class page say of a class graded with
 /// `--no-isolation`.
 pub const NO_ISOLATION: &str = "isolation was off (--no-isolation): each student's code ran \
@@ -273,7 +317,10 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Grad
     let log = std::fs::File::create(folder.join("grade.log"))
         .with_context(|| format!("creating {}", folder.join("grade.log").display()))?;
     let mut command = Command::new(program);
-    command.arg("grade");
+    command
+        .arg("grade")
+        .env_remove("CONNECT4_GRADE_SUBMISSIONS")
+        .env_remove("CONNECT4_GRADE_OUT");
     // The paths go in the grading's environment, which only root can read
     // (its command line is every user's to read in /proc, and would name
     // the class's folder, the config and the outputs to the student).

@@ -83,11 +83,22 @@ pub struct Args {
     /// A folder of submission folders, one per student: grades each (as
     /// --submission does) into --out, with a CSV of the class's scores and
     /// a page of their feedback (see docs/grading.md).
-    #[arg(long, conflicts_with = "feedback")]
+    #[arg(
+        long,
+        conflicts_with = "feedback",
+        env = "CONNECT4_GRADE_SUBMISSIONS",
+        hide_env = true
+    )]
     pub submissions: Option<PathBuf>,
     /// With --submissions: where each student's results, games and log go,
     /// with grades.csv and index.html.
-    #[arg(long, default_value = "grades", requires = "submissions")]
+    #[arg(
+        long,
+        default_value = "grades",
+        requires = "submissions",
+        env = "CONNECT4_GRADE_OUT",
+        hide_env = true
+    )]
     pub out: PathBuf,
     /// With --submissions: gradings at once (default: one under --isolate,
     /// else the cores over each grading's --concurrency).
@@ -405,14 +416,16 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
     }
     // The student's code runs in its own copy of the submission (or an
     // empty folder of its own for --engine).
+    let mut copied = Ok(Ok(()));
     let student_dir = match &args.submission {
         Some(s) => {
             let dir = work.join("submission");
-            connect4_match::sandbox::copy_for(s, &dir, isolation.student())?;
+            copied = copy_submission(s, &dir, isolation.student());
             dir
         }
         None => sandbox_dir(&work, "student", isolation.student())?,
     };
+    let copied = copied?;
     let (student_sandbox, reference_sandbox) = sandboxes(&config, isolation, &work, &student_dir)?;
     // From the build on, the student's processes together stay under the
     // total memory limit.
@@ -423,7 +436,7 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
             .unwrap_or_else(crate::memory_watch::half_the_machine_mb);
         MemoryWatch::start(student.uid, total_mb << 20)
     });
-    let prepared = prepare(args, &config, &student_dir, student_sandbox);
+    let prepared = copied.and_then(|()| prepare(args, &config, &student_dir, student_sandbox));
     let mut notes = Vec::new();
     if let Isolation::Off(Some(why)) = isolation {
         notes.push(why.clone());
@@ -449,6 +462,27 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
         notes.extend(report.message());
     }
     Ok(results(&config, outcomes, &notes))
+}
+
+/// Copies the submission `from` into `to` for `account`: a submission
+/// that cannot be copied as it is (a link, a FIFO, too large) is refused,
+/// with why, in the inner `Err`; the outer one is the grader's trouble.
+fn copy_submission(
+    from: &Path,
+    to: &Path,
+    account: Option<&Account>,
+) -> Result<Result<(), submission::Refusal>> {
+    use connect4_match::sandbox::SandboxError;
+    match connect4_match::sandbox::copy_for(from, to, account) {
+        Ok(()) => Ok(Ok(())),
+        Err(e @ (SandboxError::NotCopied { .. } | SandboxError::TooBig { .. })) => {
+            let relative = e.to_string().replace(&format!("{}/", from.display()), "");
+            Ok(Err(submission::Refusal(format!(
+                "your submission cannot be graded: {relative}"
+            ))))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Where the student's code and the references run under isolation (as

@@ -66,8 +66,8 @@ impl PyPlayer {
 
     /// The spec that makes this player again.
     #[getter]
-    fn spec(&self) -> String {
-        self.agent().spec()
+    fn spec(&self, py: Python<'_>) -> String {
+        py.detach(|| self.agent().spec())
     }
 
     /// The player's column (from 0) in `position` (a Position or a move
@@ -75,36 +75,38 @@ impl PyPlayer {
     /// to a depth or a number of simulations take their own time).
     #[pyo3(signature = (position, ms = None))]
     fn choose(
-        &mut self,
+        &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         ms: Option<u64>,
     ) -> PyResult<u32> {
         let p = open_position(position, "there is no move to choose")?;
-        let mut agent = self.agent();
-        agent
-            .check_rules(p.rules())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let limits = ms.map_or_else(Limits::none, |ms| Limits::time(Duration::from_millis(ms)));
-        let agent = &mut *agent;
-        if self.quick {
-            return Ok(agent.choose(&p, &limits, None).column);
-        }
+        // The agent is locked without the GIL, where the move is chosen:
+        // a call of another thread waits for it without holding Python up.
         let stop = Arc::clone(&self.stop);
-        interrupt::run(py, &self.stop, || {
-            agent.choose(&p, &limits, Some(stop)).column
-        })
+        let choose = || {
+            let mut agent = self.agent();
+            agent.check_rules(p.rules()).map_err(|e| e.to_string())?;
+            let stop = (!self.quick).then_some(stop);
+            Ok::<_, String>(agent.choose(&p, &limits, stop).column)
+        };
+        let chosen = match self.quick {
+            true => py.detach(choose),
+            false => interrupt::run(py, &self.stop, choose)?,
+        };
+        chosen.map_err(PyValueError::new_err)
     }
 
     /// A new game: the agent forgets the last one, and reseeds from `seed`
     /// if given.
     #[pyo3(signature = (seed = None))]
-    fn new_game(&mut self, seed: Option<u64>) {
-        self.agent().new_game(seed);
+    fn new_game(&self, py: Python<'_>, seed: Option<u64>) {
+        py.detach(|| self.agent().new_game(seed));
     }
 
-    fn __repr__(&self) -> String {
-        format!("Player('{}')", self.agent().spec())
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("Player('{}')", py.detach(|| self.agent().spec()))
     }
 }
 

@@ -4,8 +4,8 @@
 //! stone on the empty standard board is 1, at once 18), 0 a draw, negative
 //! a loss. Columns are counted from 0.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use connect4::score::Outcome;
@@ -20,14 +20,22 @@ use crate::position::open_position;
 
 /// An exact solver (with the opening book unless told otherwise) and the
 /// clocked search beside it.
-#[pyclass(module = "c4engine", name = "Solver")]
+///
+/// Safe from any thread: the calls take turns at the solver (a lock taken
+/// without the GIL, so that the others wait without holding Python up).
+#[pyclass(module = "c4engine", name = "Solver", frozen)]
 pub struct PySolver {
-    solver: Solver,
-    /// The clocked search, made when `think` is first called.
-    searcher: Option<Searcher>,
+    held: Mutex<Held>,
     /// Raised to stop the search under way (Ctrl-C).
     stop: Arc<AtomicBool>,
     hash_mb: usize,
+}
+
+/// What a solver's calls take turns at.
+struct Held {
+    solver: Solver,
+    /// The clocked search, made when `think` is first called.
+    searcher: Option<Searcher>,
 }
 
 /// How `best_move` chooses among equally good columns.
@@ -84,32 +92,30 @@ impl PySolver {
         })?;
         solver.set_threads(threads);
         Ok(PySolver {
-            solver,
-            searcher: None,
+            held: Mutex::new(Held {
+                solver,
+                searcher: None,
+            }),
             stop: Arc::new(AtomicBool::new(false)),
             hash_mb,
         })
     }
 
     /// The exact score of `position` (a Position or a move string).
-    fn score(&mut self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<i32> {
+    fn score(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<i32> {
         let p = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| solver.solve_within(&p, false))
     }
 
     /// Each column's exact score, None for a full column.
-    fn scores(
-        &mut self,
-        py: Python<'_>,
-        position: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<Option<i32>>> {
+    fn scores(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i32>>> {
         let p = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| solver.analyze_within(&p))
     }
 
     /// The outcome for the side to move: 'win', 'draw' or 'loss' (cheaper
     /// than the score, which also says how soon).
-    fn outcome(&mut self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    fn outcome(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<&'static str> {
         let p = open_position(position, "there is nothing to solve")?;
         let weak = self.searching(py, |solver| solver.solve_within(&p, true))?;
         Ok(outcome_name(Outcome::of(weak)))
@@ -119,7 +125,7 @@ impl PySolver {
     /// order ('centre'), the lowest ('left') or one at random ('random').
     #[pyo3(signature = (position, *, tie_break = "centre"))]
     fn best_move(
-        &mut self,
+        &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         tie_break: &str,
@@ -146,7 +152,7 @@ impl PySolver {
     /// The moves (columns from 0) of a game both sides play perfectly from
     /// `position` to its end, centre-first among equally good moves.
     fn principal_variation(
-        &mut self,
+        &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<u32>> {
@@ -167,21 +173,23 @@ impl PySolver {
     /// search's estimate), 'exact', 'outcome' ('win', 'draw', 'loss' or
     /// None when not proven), 'depth', 'nodes' and 'pv'.
     fn think<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
         ms: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
         let p = open_position(position, "there is nothing to solve")?;
-        let (hash_mb, book) = (self.hash_mb, self.solver.book().cloned());
-        let searcher = self.searcher.get_or_insert_with(|| {
-            let mut searcher = Searcher::new(hash_mb);
-            searcher.set_book(book);
-            searcher
-        });
+        let hash_mb = self.hash_mb;
         let stop = Arc::clone(&self.stop);
         let limits = Limits::time(Duration::from_millis(ms));
         let report = interrupt::run(py, &self.stop, || {
+            let mut held = self.held();
+            let book = held.solver.book().cloned();
+            let searcher = held.searcher.get_or_insert_with(|| {
+                let mut searcher = Searcher::new(hash_mb);
+                searcher.set_book(book);
+                searcher
+            });
             searcher.search(&p, &limits, Some(stop), |_| {})
         })?
         .expect("a position that is not over gets a report");
@@ -190,17 +198,25 @@ impl PySolver {
 }
 
 impl PySolver {
+    /// The solver's state, this call's turn (a panic in another call
+    /// leaves it as it was).
+    fn held(&self) -> MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The answer of `search` on the solver, without the GIL and stopped
     /// by Ctrl-C.
     fn searching<T: Send>(
-        &mut self,
+        &self,
         py: Python<'_>,
         search: impl FnOnce(&mut Solver) -> Option<T> + Send,
     ) -> PyResult<T> {
-        self.solver
-            .set_limits(&Limits::none(), Some(Arc::clone(&self.stop)));
-        let solver = &mut self.solver;
-        let answer = interrupt::run(py, &self.stop, || search(solver))?;
+        let stop = Arc::clone(&self.stop);
+        let answer = interrupt::run(py, &self.stop, || {
+            let mut held = self.held();
+            held.solver.set_limits(&Limits::none(), Some(stop));
+            search(&mut held.solver)
+        })?;
         // Without a limit, only a stop ends a search early, and a stop
         // raised KeyboardInterrupt above.
         answer.ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("stopped"))
