@@ -31,7 +31,7 @@ def engine_folder(folder, text):
 def league_command(root, *extra):
     return [arena_binary(), "league", "--dir", str(root / "league"), "--submissions",
             str(root / "drop"), "--config", str(root / "league.toml"), "--concurrency", "2",
-            "--calibration-pairs", "1", *extra]
+            "--calibration-pairs", "1", "--no-isolation", *extra]
 
 
 @pytest.fixture(scope="module")

@@ -167,6 +167,33 @@ pub fn close_league_folder(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Every folder above `dir` lets other users pass (the students' users
+/// must reach their copies in it); which one does not, if any.
+pub fn check_passable(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let absolute = dir
+        .canonicalize()
+        .with_context(|| format!("reading {}", dir.display()))?;
+    for above in absolute.ancestors().skip(1) {
+        let mode = std::fs::metadata(above)
+            .with_context(|| format!("reading {}", above.display()))?
+            .permissions()
+            .mode();
+        if mode & 0o001 == 0 {
+            anyhow::bail!(
+                "the league's folder {} lies in {}, which other users cannot pass (mode {:o}): \
+                 the students' users could not reach their copies; put the league elsewhere, or \
+                 chmod o+x {}",
+                dir.display(),
+                above.display(),
+                mode & 0o7777,
+                above.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// From now on, files and folders this process makes are its user's
 /// alone (umask 077).
 #[allow(unsafe_code)]

@@ -243,6 +243,7 @@ struct League<'a> {
 fn isolation(args: &Args, config: &Config, store: Option<&Store>) -> Result<Isolation> {
     let isolation = Isolation::new(args.no_isolation, config, args.uid_base, store)?;
     if isolation.is_on() {
+        isolation::check_passable(&args.dir)?;
         isolation::close_league_folder(&args.dir)?;
         if let Some(drop) = &args.submissions {
             connect4_match::sandbox::close_to_others(drop, "--submissions")?;
