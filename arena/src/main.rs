@@ -275,6 +275,11 @@ fn experiment_command(args: &ExperimentArgs) -> Result<ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // What an engine leaves running when it leaves its group comes back to
+    // this process (runs end it after each game), not to init.
+    if !matches!(cli.command, Some(Action::Engine)) {
+        connect4_match::group::adopt_orphans();
+    }
     let result = match cli.command {
         Some(Action::Engine) => connect4::protocol::run_session(
             io::BufReader::new(io::stdin()),

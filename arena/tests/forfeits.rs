@@ -258,6 +258,70 @@ fn keep_going_plays_every_game_of_a_broken_engine() {
     );
 }
 
+/// Issue #69, item 7: `tournament --keep-going` stopped at the first
+/// engine that could not start (a missing program, a syntax error: the
+/// common case in a class); now that engine loses its games by forfeit,
+/// with the reason, and the others play on.
+#[test]
+fn keep_going_plays_on_past_an_engine_that_cannot_start() {
+    let dir = scratch("keep-going-start");
+    let log = dir.join("games.jsonl");
+    arena()
+        .args(["tournament", "--engine", "name=missing,cmd=/no/such/engine"])
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--engine", "name=greedy,cmd=self,option.agent=greedy"])
+        .args(["--games", "2", "--keep-going", "--log"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "engine 'missing' (/no/such/engine) does not start",
+        ))
+        .stderr(predicate::str::contains(
+            "it loses its games by forfeit (--keep-going)",
+        ));
+    let games = read_log(&log);
+    assert_eq!(games.len(), 6);
+    let missing: Vec<&GameLine> = games
+        .iter()
+        .filter(|g| g.first == "missing" || g.second == "missing")
+        .collect();
+    assert_eq!(missing.len(), 4);
+    assert!(
+        missing
+            .iter()
+            .all(|g| g.reason == Reason::Crash && g.loser() == Some("missing"))
+    );
+}
+
+/// Issue #69, item 2: a double-forked `setsid` daemon left its engine's
+/// process group and outlived everything (a tournament left 29 such
+/// sleepers). The arena is now their subreaper and ends them after each
+/// game, whatever group or session they moved to.
+#[test]
+fn a_daemon_that_leaves_its_group_does_not_outlive_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("setsid-daemon");
+    let engine = dir.join("engine");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n(setsid sh -c 'sleep 311' </dev/null >/dev/null 2>&1 &)\nexec '{}' --agent random\n",
+            built("connect4").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    arena()
+        .args(["match", "--engine"])
+        .arg(format!("name=daemon,cmd={}", engine.display()))
+        .args(["--engine", "name=good,cmd=self,depth=1"])
+        .args(["--games", "4", "--concurrency", "2"])
+        .assert()
+        .success();
+    assert_eq!(processes_with(&["sleep 311"]), Vec::<u32>::new());
+}
+
 #[test]
 fn engines_and_their_children_do_not_outlive_the_arena() {
     let exe = fake("x");

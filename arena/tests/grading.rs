@@ -444,6 +444,42 @@ fn engine_submission(dir: &Path, program: &Path, args: &str) {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// Issue #69, item 4: one stuck grading held up the class for ever; now
+/// each grading has `--grading-limit` seconds, its row says it was
+/// stopped, and nothing it started is left running.
+#[test]
+fn a_grading_past_its_limit_is_stopped_and_costs_only_its_row() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("grade-limit");
+    let subs = dir.join("subs");
+    // An engine that never answers: the grading waits for it past 1 s.
+    std::fs::create_dir_all(subs.join("sleepy")).unwrap();
+    let script = subs.join("sleepy/engine");
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 313\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.join("grades");
+    arena()
+        .args(["grade", "--submissions"])
+        .arg(&subs)
+        .arg("--out")
+        .arg(&out)
+        .args(["--no-isolation", "--grading-limit", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "sleepy: stopped after 1 s (--grading-limit)",
+        ));
+    let results = std::fs::read_to_string(out.join("sleepy/results.json")).unwrap();
+    assert!(results.contains("stopped after 1 s"), "{results}");
+    assert!(results.contains("isolation was off"), "{results}");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("\"warning\":\"isolation was off"),
+        "the page says so"
+    );
+    assert_eq!(processes_with(&["sleep 313"]), Vec::<u32>::new());
+}
+
 #[test]
 fn a_class_is_graded_in_one_command_and_a_broken_submission_costs_only_its_row() {
     let dir = scratch("grade-class");

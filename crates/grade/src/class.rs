@@ -350,10 +350,15 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Grad
         .stderr(log);
     connect4_match::group::own_group(&mut command);
     let started = Instant::now();
-    let child = command
-        .spawn()
+    let child = connect4_match::group::spawn_held(&mut command)
         .with_context(|| format!("starting {}", program.display()))?;
-    let status = wait_at_most(child, std::time::Duration::from_secs(args.grading_limit))?;
+    let pid = child.id();
+    let status = wait_at_most(child, std::time::Duration::from_secs(args.grading_limit));
+    connect4_match::group::let_go(pid);
+    // What the grading left running outside its group (a stopped grading's
+    // engines, a daemon) came back to this process: it ends here.
+    connect4_match::group::end_orphans();
+    let status = status?;
     if args.isolate {
         // Whatever of the student's the stopped grading left running.
         if let Ok(student) = connect4_match::sandbox::Account::lookup(&args.student_user) {
@@ -374,9 +379,9 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Grad
             "{name}: stopped after {} s (--grading-limit)",
             args.grading_limit
         );
-        return Ok(read(&args.out, name, args.no_isolation));
+        return kept(&args.out, name, args.no_isolation);
     };
-    let graded = read(&args.out, name, args.no_isolation);
+    let graded = kept(&args.out, name, args.no_isolation)?;
     match (&graded.results, status.success()) {
         (Some(r), _) => println!(
             "{name}: {:.2} / {} ({:.0} s)",
@@ -436,6 +441,16 @@ fn passed_on(args: &Args) -> Vec<OsString> {
         out.push("--isolate".into());
     }
     out
+}
+
+/// Student `name`'s row as their grading left it; without isolation,
+/// its `results.json` says so too.
+fn kept(out: &Path, name: &str, unisolated: bool) -> Result<Graded> {
+    let graded = read(out, name, unisolated);
+    if let (true, Some(results)) = (unisolated, &graded.results) {
+        crate::report::write(results, &out.join(name).join("results.json"))?;
+    }
+    Ok(graded)
 }
 
 /// Student `name`'s results in `out`, or why there are none; with

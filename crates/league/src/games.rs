@@ -72,8 +72,10 @@ pub fn play_all(
         ];
         let ([first, second], cells) = table.isolation.seat(seats)?;
         let played = play(game, first, second, judge, table.stop)?;
-        // Everything of the students' users ends with the game.
+        // Everything of the students' users ends with the game, and what
+        // any engine left running when it left its group.
         drop(cells);
+        connect4_match::group::end_orphans();
         match played {
             Some(played) => record(table, game, &played),
             None => Ok(false),

@@ -151,3 +151,92 @@ pub fn kill_group(child: &Child) {
         libc::kill(-pid, libc::SIGKILL);
     }
 }
+
+/// Makes this process the subreaper of its descendants (Linux): a process
+/// that leaves its engine's group and session (`setsid`, a double fork)
+/// and whose parent dies is then this process's child, not init's, so
+/// that [`end_orphans`] finds it. Elsewhere, or if refused, nothing.
+#[allow(unsafe_code)]
+pub fn adopt_orphans() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this
+    // process; its arguments are plain integers.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// The engines this process started and holds (see [`spawn_held`]).
+static HELD: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Starts `command` as a child this process holds: [`end_orphans`] never
+/// touches it until [`let_go`] (the lock makes the start and the record
+/// one step, so that no scan sees the child unrecorded).
+pub fn spawn_held(command: &mut Command) -> std::io::Result<Child> {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    let child = command.spawn()?;
+    held.push(child.id());
+    Ok(child)
+}
+
+/// The child `pid` of [`spawn_held`] was waited for: no longer held.
+pub fn let_go(pid: u32) {
+    HELD.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&p| p != pid);
+}
+
+/// Kills and reaps every child of this process that it does not hold
+/// ([`spawn_held`]): what engines left behind when they left their group
+/// (`setsid`, a double fork) and died, adopted by [`adopt_orphans`], and
+/// the adopted ones that died already (zombies, which would otherwise
+/// fill the process table over a long run). Each is stopped, killed with
+/// its group, and reaped. How many.
+#[allow(unsafe_code)]
+pub fn end_orphans() -> usize {
+    let me = std::process::id().to_string();
+    let held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ended = 0;
+    for _ in 0..100 {
+        let orphans: Vec<i32> = children_of(&me)
+            .into_iter()
+            .filter(|pid| !held.contains(&(*pid as u32)))
+            .collect();
+        if orphans.is_empty() {
+            break;
+        }
+        for &pid in &orphans {
+            signal(pid, Signal::Stop);
+            // SAFETY: kill sends SIGKILL to the orphan's group (a negative
+            // pid), then to the orphan itself; waitpid reaps that one
+            // child of ours, whose pid it names, and touches no other.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+            ended += 1;
+        }
+    }
+    ended
+}
+
+/// The pids whose parent is `parent` (from /proc/PID/stat).
+fn children_of(parent: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let (_, rest) = stat.rsplit_once(')')?;
+                    Some(rest.split_whitespace().nth(1)? == parent)
+                })
+                .unwrap_or(false)
+        })
+        .collect()
+}

@@ -278,7 +278,7 @@ impl EngineProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         crate::sandbox::apply_or_group(&mut command, sandbox);
-        let mut child = command.spawn()?;
+        let mut child = crate::group::spawn_held(&mut command)?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -537,6 +537,7 @@ impl Drop for EngineProcess {
         crate::group::kill_group(&self.child);
         self.child.kill().ok();
         self.child.wait().ok();
+        crate::group::let_go(self.child.id());
         if let Some((name, log)) = &self.stderr_log {
             // The group is dead, so its stderr is closed: the reader ends.
             if let Some(reader) = self.stderr_reader.take() {

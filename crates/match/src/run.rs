@@ -344,11 +344,14 @@ impl Plan {
 const FAIL_FAST_GAMES: usize = 3;
 
 /// Starts each engine once, greets and configures it, before any game: a
-/// mistake in a spec (a wrong path, a bad option) stops the run at once.
-fn preflight(specs: &[EngineSpec]) -> Result<()> {
+/// mistake in a spec (a wrong path, a bad option) stops the run at once;
+/// with `keep_going` (a class's tournament, where a student's engine that
+/// does not start is the common case) it is said, and that engine loses
+/// its games by forfeit with the reason.
+fn preflight(specs: &[EngineSpec], keep_going: bool) -> Result<()> {
     for spec in specs {
         if let Err(e) = EngineProcess::check_starts(spec) {
-            bail!(
+            let why = format!(
                 "engine '{}' ({}) does not start: {}: {}{}",
                 spec.name,
                 spec.command_line(),
@@ -356,6 +359,10 @@ fn preflight(specs: &[EngineSpec]) -> Result<()> {
                 e.detail(),
                 spec.cmd_hint()
             );
+            if !keep_going {
+                bail!("{why}");
+            }
+            eprintln!("connect4-arena: {why}; it loses its games by forfeit (--keep-going)");
         }
     }
     Ok(())
@@ -464,6 +471,8 @@ impl<'a> Recorder<'a> {
 
     /// Logs and tallies one finished game; says whether to go on.
     fn record(&mut self, job: &Job, game: GameRecord) -> Control {
+        // What the game's engines left behind when they left their group.
+        crate::group::end_orphans();
         self.played += 1;
         let names = (
             self.plan.names[job.first].clone(),
@@ -635,7 +644,7 @@ pub fn run_games(
         args.log.as_deref().map(log::Writer::open).transpose()?
     };
     let logged = plan.logged_games(args.log.as_deref())?;
-    preflight(&plan.specs)?;
+    preflight(&plan.specs, args.keep_going)?;
     let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
     let todo: Vec<Job> = plan
         .share(args.shard)
@@ -673,6 +682,7 @@ pub fn run_games(
         });
     }
     recorder.progress.finish();
+    crate::group::end_orphans();
     let speed = Speed {
         played: recorder.played,
         moves: recorder.new_moves,
