@@ -316,35 +316,8 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Grad
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let log = std::fs::File::create(folder.join("grade.log"))
         .with_context(|| format!("creating {}", folder.join("grade.log").display()))?;
-    let mut command = Command::new(program);
+    let mut command = grading_command(program, args, &dir.join(name), &folder);
     command
-        .arg("grade")
-        .env_remove("CONNECT4_GRADE_SUBMISSIONS")
-        .env_remove("CONNECT4_GRADE_OUT");
-    // The paths go in the grading's environment, which only root can read
-    // (its command line is every user's to read in /proc, and would name
-    // the class's folder, the config and the outputs to the student).
-    let paths = [
-        ("--submission", "CONNECT4_GRADE_SUBMISSION", dir.join(name)),
-        (
-            "--results",
-            "CONNECT4_GRADE_RESULTS",
-            folder.join("results.json"),
-        ),
-        ("--log", "CONNECT4_GRADE_LOG", folder.join("games.jsonl")),
-    ];
-    let config = args
-        .config
-        .iter()
-        .map(|c| ("--config", "CONNECT4_GRADE_CONFIG", c.clone()));
-    for (flag, variable, path) in paths.into_iter().chain(config) {
-        match args.isolate {
-            true => _ = command.env(variable, path),
-            false => _ = command.arg(flag).arg(path),
-        }
-    }
-    command
-        .args(passed_on(args))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
@@ -395,6 +368,44 @@ fn grade_one(program: &Path, args: &Args, dir: &Path, name: &str) -> Result<Grad
         ),
     }
     Ok(graded)
+}
+
+/// The command that grades `submission` into `folder`, with the options
+/// every grading of the class gets.
+fn grading_command(program: &Path, args: &Args, submission: &Path, folder: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .arg("grade")
+        .env_remove("CONNECT4_GRADE_SUBMISSIONS")
+        .env_remove("CONNECT4_GRADE_OUT");
+    // The paths go in the grading's environment, which only root can read
+    // (its command line is every user's to read in /proc, and would name
+    // the class's folder, the config and the outputs to the student).
+    let paths = [
+        (
+            "--submission",
+            "CONNECT4_GRADE_SUBMISSION",
+            submission.to_path_buf(),
+        ),
+        (
+            "--results",
+            "CONNECT4_GRADE_RESULTS",
+            folder.join("results.json"),
+        ),
+        ("--log", "CONNECT4_GRADE_LOG", folder.join("games.jsonl")),
+    ];
+    let config = args
+        .config
+        .iter()
+        .map(|c| ("--config", "CONNECT4_GRADE_CONFIG", c.clone()));
+    for (flag, variable, path) in paths.into_iter().chain(config) {
+        match args.isolate {
+            true => _ = command.env(variable, path),
+            false => _ = command.arg(flag).arg(path),
+        }
+    }
+    command.args(passed_on(args));
+    command
 }
 
 /// Waits for `child` (the leader of its process group) for at most
