@@ -62,6 +62,19 @@ def test_verdict_rewards_mark_the_move_that_gave_the_value_away(c4):
     assert env.rewards[mover] == expected
 
 
+def test_verdict_rewards_on_a_large_board_are_bounded(c4):
+    # Issue #69, item 8: on 8x7 a verdict step solved with no limit (an
+    # early position of that board takes the solver minutes); now each
+    # value is searched for a bounded time, and one not proven counts as
+    # kept. The test asks only that the steps return, with a verdict.
+    env = c4.pettingzoo_env(reward="verdict", rules="8x7x4")
+    env.reset()
+    for column in [3, 4, 3, 4]:
+        mover = env.agent_selection
+        env.step(column)
+        assert env.rewards[mover] in (0, -1, -2)
+
+
 def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):
     from gymnasium.utils.env_checker import check_env
 

@@ -24,6 +24,21 @@ def check(reward):
     return reward
 
 
+# The boards the exact solver answers at once (with the opening book
+# early): the standard one and the smaller ones. On a larger board a
+# position may take it minutes; there each value is searched for at most
+# LARGE_BOARD_MS and a move whose value is not proven by then counts as
+# kept (0).
+EXACT_CELLS = 42
+LARGE_BOARD_MS = 500
+
+
+def cells(position):
+    """The cells of `position`'s board."""
+    width, height, _ = position.rules.split("x")
+    return int(width) * int(height)
+
+
 class Verdicts:
     """The solver's verdict on single moves, with a table kept between
     them (the opening book answers the early positions)."""
@@ -32,14 +47,23 @@ class Verdicts:
         self.solver = Solver()
 
     def value(self, position):
-        """The value of `position` for the player to move."""
-        return _RANK[self.solver.outcome(position)]
+        """The value of `position` for the player to move, None when not
+        proven within LARGE_BOARD_MS on a board larger than the standard
+        one."""
+        if cells(position) <= EXACT_CELLS:
+            return _RANK[self.solver.outcome(position)]
+        outcome = self.solver.think(position, LARGE_BOARD_MS)["outcome"]
+        return None if outcome is None else _RANK[outcome]
 
     def move(self, before, after):
-        """The verdict on the move from `before` to `after`: 0, -1 or -2."""
+        """The verdict on the move from `before` to `after`: 0, -1 or -2
+        (0 when a value is not proven)."""
         was = self.value(before)
         if after.is_over():
             now = 2 if after.winner() else 1
         else:
-            now = 2 - self.value(after)
+            value = self.value(after)
+            now = None if value is None else 2 - value
+        if was is None or now is None:
+            return 0
         return min(0, now - was)
