@@ -374,10 +374,18 @@ fn the_kit_s_visible_tests_score_what_gradescope_s_score() {
         test("openings", "Openings", "visible", &openings),
     ]
     .concat();
-    std::fs::write(&config, text).unwrap();
+    std::fs::write(&config, &text).unwrap();
     let kit = dir.join("kit");
     std::fs::create_dir_all(&kit).unwrap();
+    // Issue #69, item 7: without a key the visible tests' seeds gave the
+    // grading seed back (in 2.2 s) and with it the hidden tests' games.
+    let unkeyed = connect4_grade::kit::visible_tests(&config, &kit).unwrap_err();
+    assert!(format!("{unkeyed:#}").contains("secret key"), "{unkeyed:#}");
+    let key = "5e1f0c3a9b7d2e4f6a8c0b1d3f5e7a9c2b4d6f8e0a1c3e5b7d9f1a3c5e7b9d1f";
+    let text = text.replace("seed = 7\n", &format!("seed = 7\nkey = \"{key}\"\n"));
+    std::fs::write(&config, text).unwrap();
     let visible = connect4_grade::kit::visible_tests(&config, &kit).unwrap();
+    assert!(!visible.contains(key), "{visible}");
     assert!(
         !visible.contains(&instructor.display().to_string()),
         "{visible}"

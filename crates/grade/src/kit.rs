@@ -362,6 +362,7 @@ pub fn visible_tests(path: &Path, out: &Path) -> Result<String> {
         _ => Vec::new(),
     };
     let mut kept = Vec::new();
+    let count = config.tests.len();
     for (raw, test) in tests.into_iter().zip(&config.tests) {
         let visible = test.visibility == crate::config::Visibility::Visible;
         if !visible || test.opponent.as_ref().is_some_and(|o| o.is_a_file()) {
@@ -375,6 +376,16 @@ pub fn visible_tests(path: &Path, out: &Path) -> Result<String> {
             path.display()
         );
     }
+    if kept.len() < count && config.grading.key.is_none() {
+        bail!(
+            "{}: the kit would carry the visible tests' seeds, from which the grading seed, and \
+             so the games of the tests left out of the kit, can be found again: give [grading] a \
+             secret key (kept with you and in the autograder, never in the kit), for instance \
+             key = \"{}\"",
+            path.display(),
+            crate::config::fresh_key()
+        );
+    }
     table.insert("test".into(), toml::Value::Array(kept));
     // Paths (a python_path, an include) are the instructor's, not the kit's,
     // and the leaderboard may name tests left out.
@@ -383,6 +394,7 @@ pub fn visible_tests(path: &Path, out: &Path) -> Result<String> {
     }
     if let Some(toml::Value::Table(grading)) = table.get_mut("grading") {
         grading.remove("seed");
+        grading.remove("key");
     }
     table.remove("leaderboard");
     let body = toml::to_string(&table).context("writing the visible tests")?;

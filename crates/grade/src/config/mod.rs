@@ -145,8 +145,9 @@ impl Config {
     /// visible tests) does not tell the grading's seed, nor the hidden
     /// tests' seeds.
     pub fn test_seed(&self, test: &Test) -> u64 {
-        test.seed
-            .unwrap_or_else(|| derived_seed(self.grading.seed, &test.name))
+        test.seed.unwrap_or_else(|| {
+            derived_seed(self.grading.key.as_deref(), self.grading.seed, &test.name)
+        })
     }
 
     /// A grading seed given on the command line: every test's seed is
@@ -173,13 +174,29 @@ impl Config {
     }
 }
 
-/// A test's seed from the grading's seed and its name: the first 63 bits
-/// of their SHA-256 (TOML's integers are signed 64-bit), which cannot be
-/// turned back into the grading's seed.
-fn derived_seed(grading_seed: u64, name: &str) -> u64 {
+/// The fewest characters a `[grading] key` may have.
+pub const KEY_CHARS: usize = 32;
+
+/// A new random key for `[grading] key`: 64 hexadecimal digits.
+pub fn fresh_key() -> String {
+    (0..32)
+        .map(|_| format!("{:02x}", rand::random::<u8>()))
+        .collect()
+}
+
+/// A test's seed from the grading's seed, its key and the test's name:
+/// the first 63 bits of their SHA-256 (TOML's integers are signed
+/// 64-bit). Without the key, a small grading seed is found again from a
+/// test's seed by trying them all; with it, not.
+fn derived_seed(key: Option<&str>, grading_seed: u64, name: &str) -> u64 {
     use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
     hash.update(b"connect4-grade-test-seed\0");
+    if let Some(key) = key {
+        hash.update(b"key\0");
+        hash.update((key.len() as u64).to_le_bytes());
+        hash.update(key.as_bytes());
+    }
     hash.update(grading_seed.to_le_bytes());
     hash.update(name.as_bytes());
     let digest = hash.finalize();
@@ -211,6 +228,29 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("grader.toml"), PathBuf::from("/course"))
+    }
+
+    /// Issue #69, item 7: an unkeyed derivation let a student try every
+    /// small grading seed against a visible test's seed (2.2 s) and replay
+    /// the hidden tests' games; a key changes every seed, and a short one
+    /// is refused.
+    #[test]
+    fn a_key_changes_the_seeds_and_a_short_one_is_refused() {
+        let plain = parse("").unwrap();
+        let key = format!("[grading]\nkey = \"{}\"\n", fresh_key());
+        let keyed = parse(&key).unwrap();
+        let seeds = |c: &Config| c.tests.iter().map(|t| c.test_seed(t)).collect::<Vec<_>>();
+        let (a, b) = (seeds(&plain), seeds(&keyed));
+        assert!(a.iter().zip(&b).all(|(x, y)| x != y), "{a:?} {b:?}");
+        // Without the key, the visible seed is the unkeyed one of seed 1.
+        let found = (0..1000u64).find(|s| derived_seed(None, *s, &plain.tests[0].name) == a[0]);
+        assert_eq!(found, Some(1));
+        let none = (0..1000u64).find(|s| derived_seed(None, *s, &keyed.tests[0].name) == b[0]);
+        assert_eq!(none, None);
+        let short = parse("[grading]\nkey = \"hunter2\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(short.contains("key of 7 characters"), "{short}");
     }
 
     #[test]

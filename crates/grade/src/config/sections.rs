@@ -158,6 +158,13 @@ pub struct Grading {
     /// Who sees the grader's own output (its log) on Gradescope.
     #[serde(default = "hidden")]
     pub stdout_visibility: Visibility,
+    /// A secret the tests' seeds are derived with, besides the seed: the
+    /// students' kit carries the visible tests' seeds, from which an
+    /// unkeyed derivation gives the grading seed (and so the hidden tests'
+    /// games) back in seconds. It stays with the instructor and in the
+    /// autograder (whose config only root reads), never in the kit.
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 fn default_seed() -> u64 {
@@ -174,6 +181,7 @@ impl Default for Grading {
             concurrency: None,
             visibility: Visibility::Visible,
             stdout_visibility: Visibility::Hidden,
+            key: None,
         }
     }
 }

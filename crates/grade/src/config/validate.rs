@@ -68,6 +68,20 @@ pub(super) fn grading(grading: &Grading) -> Result<(), ConfigError> {
     if grading.concurrency == Some(0) {
         return Err(invalid("[grading]", "concurrency = 0: expected at least 1"));
     }
+    if let Some(key) = &grading.key
+        && key.chars().count() < super::KEY_CHARS
+    {
+        return Err(invalid(
+            "[grading]",
+            format!(
+                "key of {} characters: expected at least {} (a guessable key keeps nothing \
+                 secret; for instance key = \"{}\")",
+                key.chars().count(),
+                super::KEY_CHARS,
+                super::fresh_key()
+            ),
+        ));
+    }
     Ok(())
 }
 
