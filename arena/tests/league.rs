@@ -353,3 +353,111 @@ fn without_isolation_the_league_says_so_on_the_ladder() {
         "{stdout}"
     );
 }
+
+/// Issue #69, item 1: `match --isolate` (and `tournament`) with students'
+/// engines: before, a student's engine ran as the arena's user, read and
+/// replaced a classmate's, stopped the other engines and left a daemon.
+/// Now each engine given as a program runs contained, its `dir=` copied
+/// for it alone, everything of it ended with each game.
+#[test]
+fn a_hostile_engine_in_an_isolated_match_reaches_nothing() {
+    if !as_root() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let root = scratch("match-hostile");
+    std::fs::set_permissions(&*root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c4 = built("connect4");
+    let loot = root.join("loot");
+    std::fs::create_dir_all(&loot).unwrap();
+    std::fs::set_permissions(&loot, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    submission(&root.join("students/alice"), &c4, "--agent greedy");
+    let alice = std::fs::read_to_string(root.join("students/alice/engine")).unwrap();
+    let mallory = root.join("students/mallory");
+    std::fs::create_dir_all(&mallory).unwrap();
+    std::fs::write(
+        mallory.join("engine"),
+        format!(
+            "#!/bin/sh
+loot='{loot}'
+cat '{students}/alice/engine' > \"$loot/original\" 2>/dev/null
+pwd > \"$loot/where\"
+cat ../engine-0/engine > \"$loot/copy\" 2>/dev/null
+(echo 'exit 1' > ../engine-0/engine) 2>/dev/null
+(echo 'exit 1' > '{students}/alice/engine') 2>/dev/null
+pkill -STOP -f 'greedy' 2>/dev/null
+(setsid sh -c 'sleep 317' </dev/null >/dev/null 2>&1 &)
+exec '{c4}' --agent random
+",
+            loot = loot.display(),
+            students = root.join("students").display(),
+            c4 = c4.display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        mallory.join("engine"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let spec = |name: &str| {
+        let dir = root.join("students").join(name);
+        format!(
+            "name={name},dir={},cmd={},movetime=20",
+            dir.display(),
+            dir.join("engine").display()
+        )
+    };
+    let out = Command::new(arena_path())
+        .args([
+            "match",
+            "--engine",
+            &spec("alice"),
+            "--engine",
+            &spec("mallory"),
+        ])
+        .args([
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+            "--time-margin",
+            "3000",
+        ])
+        .args(["--isolate", "--uid-base", "53000", "--log"])
+        .arg(root.join("games.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = |name: &str| std::fs::read_to_string(loot.join(name)).unwrap_or_default();
+    // It ran in its own copy, beside the classmate's.
+    assert!(
+        got("where").trim_end().ends_with("/engine-1"),
+        "{}",
+        got("where")
+    );
+    assert_eq!(got("original"), "", "the classmate's folder was read");
+    assert_eq!(got("copy"), "", "the classmate's copy was read");
+    assert_eq!(
+        std::fs::read_to_string(root.join("students/alice/engine")).unwrap(),
+        alice
+    );
+    let log = read_log(&root.join("games.jsonl"));
+    assert_eq!(log.len(), 4);
+    for g in &log {
+        assert!(
+            !(g.reason.is_forfeit() && g.loser() == Some("alice")),
+            "alice lost by {}: {:?}",
+            g.reason,
+            g.detail
+        );
+    }
+    assert_eq!(
+        processes_of_users(53000..57000, "sleep 317"),
+        Vec::<u32>::new()
+    );
+}

@@ -360,6 +360,7 @@ impl Grader<'_> {
             max_move_time: connect4_match::play::MAX_MOVE_TIME,
             debug: None,
             in_progress: None,
+            confine: None,
         };
         let mut games = Vec::new();
         let mut voided = Vec::new();

@@ -38,15 +38,13 @@ pub mod class;
 mod class_page;
 pub mod compliance;
 pub mod config;
-pub mod contain;
+pub use connect4_match::{contain, memory_watch, shared_memory};
 mod feedback;
 mod game_log;
 mod games;
 pub mod kit;
-pub mod memory_watch;
 mod mistakes;
 pub mod report;
-pub mod shared_memory;
 pub mod submission;
 mod tactics;
 pub mod terms;
@@ -485,6 +483,28 @@ fn copy_submission(
     }
 }
 
+/// The config's limits of one of the student's processes.
+pub fn limits(config: &Config) -> connect4_match::group::ResourceLimits {
+    connect4_match::group::ResourceLimits {
+        memory_bytes: config.limits.memory_mb << 20,
+        processes: config.limits.processes,
+        file_bytes: config.limits.file_mb << 20,
+    }
+}
+
+/// The containment of students' code with `config`'s limits and the uids
+/// from `base` (see [`contain`]).
+pub fn containment(
+    config: &Config,
+    base: u32,
+) -> Result<contain::Containment, contain::ContainError> {
+    let total_mb = config
+        .limits
+        .total_memory_mb
+        .unwrap_or_else(memory_watch::half_the_machine_mb);
+    contain::Containment::new(limits(config), total_mb << 20, base)
+}
+
 /// Where the student's code and the references run under isolation (as
 /// their users, the student's under the config's limits); none without it.
 fn sandboxes(
@@ -499,7 +519,7 @@ fn sandboxes(
     else {
         return Ok((None, None));
     };
-    let limits = contain::limits(config);
+    let limits = limits(config);
     let env = contain::bridge_env();
     Ok((
         Some(Sandbox {

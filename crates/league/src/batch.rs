@@ -293,10 +293,12 @@ pub fn checked(
             ));
         }
     }
-    if line.seed != game.seed as u64 {
+    // The `newgame` seed the league's play gives the game (see games::play).
+    let seed = connect4::openings::game_seed(game.seed as u64, game.id as u64);
+    if line.seed != seed {
         return Err(format!(
-            "its seed is {}, where the game exported {}",
-            line.seed, game.seed
+            "its seed is {}, where the exported game's is {seed}",
+            line.seed
         ));
     }
     line.check()?;
@@ -406,7 +408,8 @@ mod tests {
         let mut line = serde_json::json!({
             "run": "league", "game": 7, "pair": 7, "first": "alice v1", "second": "random",
             "rules": connect4::Rules::STANDARD.to_string(), "opening": "44", "moves": moves,
-            "result": result, "reason": reason, "seed": 5, "plies": [],
+            "result": result, "reason": reason,
+            "seed": connect4::openings::game_seed(5, 7), "plies": [],
         });
         if let Some(d) = detail {
             line["detail"] = d.into();
@@ -452,6 +455,12 @@ mod tests {
         let mut other = task_game("4411223", "1-0", "line", None);
         other.line = other.line.replace("alice v1", "perfect");
         assert!(refused(&other, &mut judge).contains("first player is 'perfect'"));
+        let mut reseeded = task_game("4411223", "1-0", "line", None);
+        reseeded.line = reseeded.line.replace(
+            &format!("\"seed\":{}", connect4::openings::game_seed(5, 7)),
+            "\"seed\":5",
+        );
+        assert!(refused(&reseeded, &mut judge).contains("its seed is 5"));
         // A true game: recorded from its line, its accuracy judged here,
         // its line written again as one line whatever its detail holds.
         let forged_detail = "x\n{\"game\": 99}\n";

@@ -56,7 +56,7 @@ impl Isolation {
             }
             return Ok(Isolation::Off);
         }
-        Ok(Isolation::On(Containment::new(config, base)?))
+        Ok(Isolation::On(connect4_grade::containment(config, base)?))
     }
 
     /// Seals the copy of student number `slot` in `dir` (see
@@ -99,7 +99,7 @@ impl Isolation {
         students.sort_by_key(|(a, _)| a.uid);
         let mut cells = Vec::new();
         for (account, code) in &students {
-            cells.push((account.uid, contain.enter(account, code)?));
+            cells.push((account.uid, contain.enter(account, Some(code))?));
         }
         let specs = seats.map(|seat| {
             let mut spec = seat.spec;

@@ -25,12 +25,15 @@
 //! Statistics (Elo, intervals, SPRT) are `connect4::lab::stats`; the rules that
 //! judge every move are the engine crate's own.
 
+pub mod confine;
+pub mod contain;
 pub mod debug_log;
 pub mod ending;
 pub mod figures;
 pub mod group;
 pub mod live;
 pub mod log;
+pub mod memory_watch;
 pub mod merge;
 pub mod outputs;
 pub mod page;
@@ -40,6 +43,7 @@ pub mod results;
 pub mod run;
 pub mod sandbox;
 pub mod schedule;
+pub mod shared_memory;
 pub mod spec;
 pub mod stderr;
 pub mod workers;

@@ -99,6 +99,12 @@ impl Seat {
         self
     }
 
+    /// Ends the seat's process (killed with its group): the next game
+    /// starts a fresh one.
+    pub fn end_process(&mut self) {
+        self.process = None;
+    }
+
     /// The running process, started, greeted and configured if needed.
     fn process(&mut self) -> Result<&mut EngineProcess, Failure> {
         if self.process.is_none() {

@@ -15,6 +15,7 @@ use connect4::Rules;
 use connect4::lab::progress::Progress;
 use connect4::lab::stats::{Crossing, Decision, PairedTally, Sprt, SprtWatch, Tally};
 
+use crate::confine::Confinement;
 use crate::debug_log::DebugLog;
 use crate::ending::Reason;
 use crate::live::{Follow, InProgress, RunInfo};
@@ -109,6 +110,17 @@ pub struct RunArgs {
     /// under way (needs --log).
     #[arg(long, value_name = "PORT", requires = "log")]
     pub serve: Option<u16>,
+    /// Contain every engine given as a program (students' engines; not
+    /// `cmd=self`): as users of their own, with limits, a clean
+    /// environment, their `dir=` folder copied for each alone, and every
+    /// process of theirs ended with each game (needs root; see
+    /// docs/league.md).
+    #[arg(long)]
+    pub isolate: bool,
+    /// With --isolate: the first of the uids the engines run as (no
+    /// account of the machine may use the 4000 from it).
+    #[arg(long, default_value_t = crate::contain::DEFAULT_BASE_UID, requires = "isolate")]
+    pub uid_base: u32,
 }
 
 impl RunArgs {
@@ -136,6 +148,8 @@ impl RunArgs {
             check: false,
             keep_going: false,
             serve: None,
+            isolate: false,
+            uid_base: crate::contain::DEFAULT_BASE_UID,
         }
     }
 }
@@ -343,14 +357,37 @@ impl Plan {
 /// same reason stops the run.
 const FAIL_FAST_GAMES: usize = 3;
 
+/// The run's engines contained under `--isolate` (from their first start
+/// on, the preflight's), for `concurrency` games at once.
+fn confinement(
+    specs: &[EngineSpec],
+    args: &RunArgs,
+    concurrency: usize,
+) -> Result<Option<Arc<Confinement>>> {
+    Ok(match args.isolate {
+        true => Some(Arc::new(Confinement::new(
+            specs,
+            concurrency,
+            args.uid_base,
+        )?)),
+        false => None,
+    })
+}
+
 /// Starts each engine once, greets and configures it, before any game: a
 /// mistake in a spec (a wrong path, a bad option) stops the run at once;
 /// with `keep_going` (a class's tournament, where a student's engine that
 /// does not start is the common case) it is said, and that engine loses
 /// its games by forfeit with the reason.
-fn preflight(specs: &[EngineSpec], keep_going: bool) -> Result<()> {
-    for spec in specs {
-        if let Err(e) = EngineProcess::check_starts(spec) {
+fn preflight(specs: &[EngineSpec], keep_going: bool, confine: Option<&Confinement>) -> Result<()> {
+    for (i, spec) in specs.iter().enumerate() {
+        let contained = confine.map(|c| c.enter(i, 0)).transpose()?.flatten();
+        let started = match &contained {
+            Some((spec, _cell)) => EngineProcess::check_starts(spec),
+            None => EngineProcess::check_starts(spec),
+        };
+        drop(contained);
+        if let Err(e) = started {
             let why = format!(
                 "engine '{}' ({}) does not start: {}: {}{}",
                 spec.name,
@@ -644,7 +681,12 @@ pub fn run_games(
         args.log.as_deref().map(log::Writer::open).transpose()?
     };
     let logged = plan.logged_games(args.log.as_deref())?;
-    preflight(&plan.specs, args.keep_going)?;
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let confine = confinement(&plan.specs, args, concurrency)?;
+    preflight(&plan.specs, args.keep_going, confine.as_deref())?;
     let done: HashSet<u64> = logged.iter().map(|g| g.game).collect();
     let todo: Vec<Job> = plan
         .share(args.shard)
@@ -652,10 +694,6 @@ pub fn run_games(
         .cloned()
         .collect();
     let share = plan.share(args.shard).count();
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
     print_header(
         &plan,
         args,
@@ -673,6 +711,7 @@ pub fn run_games(
     let flags = run_flags();
     let mut recorder = Recorder::new(&plan, args, sprt, logged, todo.len(), writer);
     let mut config = run_config(&plan, args, concurrency)?;
+    config.confine = confine;
     let page = serve_the_run(&plan, args, sprt, &mut config, follow)?;
     let started = std::time::Instant::now();
     let cpu_before = connect4::lab::cpu_time::own_seconds();
@@ -809,6 +848,7 @@ fn run_config(plan: &Plan, args: &RunArgs, concurrency: usize) -> Result<RunConf
         max_move_time: Duration::from_secs_f64(args.max_move_time),
         debug: debug.map(Arc::new),
         in_progress: None,
+        confine: None,
     })
 }
 

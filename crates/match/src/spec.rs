@@ -36,6 +36,11 @@ pub struct EngineSpec {
     /// Runs the engine apart from the arena (another user, limits); set by
     /// the grader, never by the spec's text.
     pub sandbox: Option<crate::sandbox::Sandbox>,
+    /// The engine's own folder (`dir=`): under `--isolate` it is copied
+    /// for the engine alone, closed to the other engines, and the engine
+    /// runs in the copy, its `cmd` and `arg`s inside the folder pointing
+    /// into the copy.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSpec {
@@ -96,7 +101,7 @@ impl EngineSpec {
 pub const MAX_DEPTH: u64 = 1000;
 
 /// The keys a spec may use.
-const KEYS: &str = "name, cmd, arg, movetime, depth, nodes, tc, margin, option.NAME";
+const KEYS: &str = "name, cmd, arg, dir, movetime, depth, nodes, tc, margin, option.NAME";
 
 /// What is wrong with an engine spec; each message quotes the part at fault.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -172,6 +177,7 @@ impl FromStr for EngineSpec {
             margin_ms: None,
             options: Vec::new(),
             sandbox: None,
+            dir: None,
         };
         // The last option with an unquoted `:` or `=` in its value, which
         // a comma may have cut short.
@@ -227,6 +233,7 @@ impl EngineSpec {
             "name" => self.name = value.to_string(),
             "cmd" => self.cmd = value.to_string(),
             "arg" => self.args.push(value.to_string()),
+            "dir" => self.dir = Some(std::path::PathBuf::from(value)),
             "movetime" => self.movetime_ms = Some(number(value)?),
             "depth" => {
                 let depth = number(value)?;

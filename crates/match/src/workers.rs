@@ -49,6 +49,8 @@ pub struct RunConfig {
     pub debug: Option<Arc<DebugLog>>,
     /// The games under way, for a page that follows the run (`--serve`).
     pub in_progress: Option<Arc<InProgress>>,
+    /// The engines contained (`--isolate`), if any.
+    pub confine: Option<Arc<crate::confine::Confinement>>,
 }
 
 /// Whether to go on after a game.
@@ -112,7 +114,7 @@ pub fn run(
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
     let (tx, rx) = mpsc::channel::<(Job, GameRecord)>();
     std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for lane in 0..workers {
             let queue = Arc::clone(&queue);
             let tx = tx.clone();
             let flags = flags.clone();
@@ -139,10 +141,17 @@ pub fn run(
                     }
                     let job = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                     let Some(job) = job else { break };
-                    let Some(record) =
-                        play_job(config, &job, &mut seats, adjudicator.as_mut(), &flags)
-                    else {
-                        break;
+                    let played = contained(config, &job, lane, &mut seats, |seats| {
+                        play_job(config, &job, seats, adjudicator.as_mut(), &flags)
+                    });
+                    let record = match played {
+                        Ok(Some(record)) => record,
+                        Ok(None) => break,
+                        Err(e) => {
+                            eprintln!("connect4-arena: game {}: {e}", job.game);
+                            flags.stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
                     };
                     if lost_to_the_interrupt(&record, flags.interrupted.as_deref()) {
                         eprintln!(
@@ -166,6 +175,36 @@ pub fn run(
             }
         }
     });
+}
+
+/// `play` on `seats`, `job`'s contained engines (if the run contains
+/// any) in cells of theirs on `lane`, their seats given the specs that run
+/// in them; when the game ends, their processes end, and every process of
+/// their users with them.
+fn contained<T>(
+    config: &RunConfig,
+    job: &Job,
+    lane: usize,
+    seats: &mut [Seat],
+    play: impl FnOnce(&mut [Seat]) -> T,
+) -> Result<T, crate::contain::ContainError> {
+    let Some(confine) = &config.confine else {
+        return Ok(play(seats));
+    };
+    let mut cells = Vec::new();
+    for engine in [job.first, job.second] {
+        if let Some((spec, cell)) = confine.enter(engine, lane)? {
+            seats[engine].spec = spec;
+            cells.push(cell);
+        }
+    }
+    let played = play(seats);
+    if !cells.is_empty() {
+        seats[job.first].end_process();
+        seats[job.second].end_process();
+    }
+    drop(cells);
+    Ok(played)
 }
 
 /// Plays `job` on its two seats, telling the board of games under way (if

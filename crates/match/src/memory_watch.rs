@@ -6,7 +6,7 @@
 //! the resident memory of every process of the user and what the user
 //! holds in shared memory (memfds, `/dev/shm`, System V segments:
 //! [`crate::shared_memory`]) several times a second and, once the sum
-//! passes the limit, kills them all ([`connect4_match::sandbox::kill_user`]),
+//! passes the limit, kills them all ([`crate::sandbox::kill_user`]),
 //! removes the user's `/dev/shm` files and segments, and counts it, so the
 //! grader can say so.
 //!
@@ -15,7 +15,7 @@
 //! by what the machine can write in [`MemoryWatch::PERIOD`] (a few hundred
 //! MB at most); the kernel's out-of-memory killer, if it comes first, picks
 //! the student's processes before the grader (the sandbox raises their
-//! `oom_score_adj`, see [`connect4_match::group::own_session`]).
+//! `oom_score_adj`, see [`crate::group::own_session`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,11 +80,11 @@ impl MemoryWatch {
                 // Looking at the user's processes anyway: free any child of
                 // the arena another of them stopped (see
                 // sandbox::kill_stopped_children).
-                connect4_match::sandbox::kill_stopped_children(uid, std::process::id());
+                crate::sandbox::kill_stopped_children(uid, std::process::id());
                 let held = user_held_bytes(uid);
                 report.peak_bytes = report.peak_bytes.max(held);
                 if held > limit_bytes && uid != 0 {
-                    connect4_match::sandbox::kill_user(uid);
+                    crate::sandbox::kill_user(uid);
                     crate::shared_memory::clear(uid);
                     report.kills += 1;
                 }
@@ -128,7 +128,7 @@ fn resident_bytes(pid: i32) -> u64 {
 /// files, System V segments), which no process's resident pages show until
 /// it is mapped and touched, and some of which outlives the processes.
 pub fn user_held_bytes(uid: u32) -> u64 {
-    let pids = connect4_match::sandbox::processes_of(uid);
+    let pids = crate::sandbox::processes_of(uid);
     let resident: u64 = pids.iter().map(|&pid| resident_bytes(pid)).sum();
     resident + crate::shared_memory::held_bytes(uid, &pids)
 }

@@ -20,15 +20,14 @@
 //! What is not contained: files every user may read (the machine's own,
 //! and the instructor's if their folders are open to all: the league and
 //! the class grading close the folders they are given, see
-//! [`connect4_match::sandbox::close_to_others`]), the network, and the
+//! [`crate::sandbox::close_to_others`]), the network, and the
 //! machine's CPU time beyond the clock.
 
 use std::path::{Path, PathBuf};
 
-use connect4_match::group::ResourceLimits;
-use connect4_match::sandbox::{self, Account, Sandbox, UserLock};
+use crate::group::ResourceLimits;
+use crate::sandbox::{self, Account, Sandbox, UserLock};
 
-use crate::config::Config;
 use crate::memory_watch::MemoryWatch;
 
 /// The first uid of the students' users unless told otherwise.
@@ -78,29 +77,30 @@ pub struct Containment {
 }
 
 impl Containment {
-    /// A containment with `config`'s limits and the uids from `base`; root
+    /// A containment with `limits` for each process, `total_memory_bytes`
+    /// for all of a student's together, and the uids from `base`; root
     /// only. The students' homes go in a new folder under the temporary
     /// folder, removed when this is dropped.
-    pub fn new(config: &Config, base: u32) -> Result<Containment, ContainError> {
+    pub fn new(
+        limits: ResourceLimits,
+        total_memory_bytes: u64,
+        base: u32,
+    ) -> Result<Containment, ContainError> {
         sandbox::isolation_available().map_err(ContainError::NotRoot)?;
         check_range_free(base)?;
         let homes = sandbox::private_folder(&std::env::temp_dir(), "connect4-homes")?;
         open_to_traverse(&homes)?;
         Ok(Containment {
             base,
-            limits: limits(config),
-            total_memory_bytes: config
-                .limits
-                .total_memory_mb
-                .unwrap_or_else(crate::memory_watch::half_the_machine_mb)
-                << 20,
+            limits,
+            total_memory_bytes,
             homes,
         })
     }
 
     /// The user of student number `slot` (from 0).
     pub fn account(&self, slot: u32) -> Result<Account, ContainError> {
-        if slot >= SLOTS {
+        if slot >= ENGINE_USERS {
             return Err(ContainError::Full(slot));
         }
         let uid = self.base + slot;
@@ -119,10 +119,10 @@ impl Containment {
         seal(dir, account)
     }
 
-    /// Enters a cell for `account`, whose code is in `code`: waits for the
-    /// user's other game to end, then kills whatever of the user is left
-    /// and makes the cell's home.
-    pub fn enter(&self, account: &Account, code: &Path) -> Result<Cell, ContainError> {
+    /// Enters a cell for `account`, whose code is in `code` (its home when
+    /// none): waits for the user's other game to end, then kills whatever
+    /// of the user is left and makes the cell's home.
+    pub fn enter(&self, account: &Account, code: Option<&Path>) -> Result<Cell, ContainError> {
         let lock = UserLock::take(account)?;
         sandbox::kill_user(account.uid);
         crate::shared_memory::clear(account.uid);
@@ -133,7 +133,7 @@ impl Containment {
             sandbox: Sandbox {
                 account: account.clone(),
                 limits: Some(self.limits),
-                dir: code.to_path_buf(),
+                dir: code.map_or_else(|| home.clone(), Path::to_path_buf),
                 home: Some(home),
                 env: bridge_env(),
             },
@@ -146,6 +146,41 @@ impl Containment {
 impl Drop for Containment {
     fn drop(&mut self) {
         std::fs::remove_dir_all(&self.homes).ok();
+    }
+}
+
+/// Engines (programs a run was given) that a containment holds: in a
+/// tournament, engine `e` on the run's lane `l` of `lanes` (its games at
+/// once) runs as uid `base + 1000 + e * lanes + l`, in group `base + e`,
+/// which its copy belongs to.
+pub const ENGINE_USERS: u32 = 1000;
+
+impl Containment {
+    /// The user engine `engine` runs as on lane `lane` of `lanes`: a uid of
+    /// its own for each game at once (so that ending one game's processes
+    /// ends no other), and the engine's group (see [`ENGINE_USERS`]).
+    pub fn engine_account(
+        &self,
+        engine: u32,
+        lane: u32,
+        lanes: u32,
+    ) -> Result<Account, ContainError> {
+        let slot = engine
+            .checked_mul(lanes)
+            .and_then(|s| s.checked_add(lane))
+            .filter(|s| engine < ENGINE_USERS && *s < SLOTS - ENGINE_USERS)
+            .ok_or(ContainError::Full(engine))?;
+        let (uid, gid) = (self.base + ENGINE_USERS + slot, self.base + engine);
+        Ok(Account {
+            name: format!("engine #{engine} (uid {uid})"),
+            uid,
+            gid,
+        })
+    }
+
+    /// The folder the engines' copies go in.
+    pub fn copies(&self) -> &Path {
+        &self.homes
     }
 }
 
@@ -185,15 +220,6 @@ impl Drop for Cell {
         if self.watch.is_some() {
             self.clear();
         }
-    }
-}
-
-/// The config's limits of one of the student's processes.
-pub fn limits(config: &Config) -> ResourceLimits {
-    ResourceLimits {
-        memory_bytes: config.limits.memory_mb << 20,
-        processes: config.limits.processes,
-        file_bytes: config.limits.file_mb << 20,
     }
 }
 
