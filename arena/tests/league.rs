@@ -334,6 +334,12 @@ fn without_isolation_the_league_says_so_on_the_ladder() {
         &built("connect4"),
         "--agent greedy",
     );
+    // Item 7: a folder named o'brien lost its quote and never entered.
+    submission(
+        &root.join("drop/o'brien"),
+        &built("connect4"),
+        "--agent random",
+    );
     std::fs::write(
         root.join("league.toml"),
         "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
@@ -348,6 +354,10 @@ fn without_isolation_the_league_says_so_on_the_ladder() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("o'brien: a new submission entered"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("WARNING: isolation was off (--no-isolation)"),
         "{stdout}"

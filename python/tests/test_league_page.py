@@ -77,6 +77,8 @@ def test_the_ladder_marks_anchors_and_lists_the_refused(league_page, browser):  
     assert ratings == sorted(ratings, reverse=True)
     sync_api.expect(page.locator("#refused")).to_contain_text("carol v1")
     sync_api.expect(page.locator("#league-status")).to_contain_text("2 students, round 1")
+    # The league ran without isolation (--no-isolation): the page says so.
+    sync_api.expect(page.locator("#league-warning")).to_contain_text("isolation was off")
     # The hostile name is text: no image was made from it, nothing ran.
     sync_api.expect(page.locator("#ladder")).to_contain_text(HOSTILE)
     assert page.locator("#ladder img").count() == 0
