@@ -123,11 +123,22 @@ impl Containment {
     /// none): waits for the user's other game to end, then kills whatever
     /// of the user is left and makes the cell's home.
     pub fn enter(&self, account: &Account, code: Option<&Path>) -> Result<Cell, ContainError> {
-        let lock = UserLock::take(account)?;
+        let lock = UserLock::hold(account, false)?;
         sandbox::kill_user(account.uid);
         crate::shared_memory::clear(account.uid);
         let home = self.homes.join(account.uid.to_string());
         sandbox::fresh_folder(&home, Some(account))?;
+        // Whatever the umask: the home is the user's alone.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).map_err(
+                |error| sandbox::SandboxError::File {
+                    what: "cannot set the mode of",
+                    path: home.clone(),
+                    error,
+                },
+            )?;
+        }
         let watch = MemoryWatch::start(account.uid, self.total_memory_bytes);
         Ok(Cell {
             sandbox: Sandbox {
