@@ -32,17 +32,21 @@ use crate::memory_watch::MemoryWatch;
 
 /// The first uid of the students' users unless told otherwise.
 pub const DEFAULT_BASE_UID: u32 = 61_000;
-/// Students (slots) a containment has room for.
+/// The uids a containment uses from its base: students' (or engines'
+/// groups) below [`ENGINE_USERS`], engines' users above.
 pub const SLOTS: u32 = 4_000;
+/// Engines times games at once a containment holds.
+const ENGINE_SLOTS: u32 = SLOTS - ENGINE_USERS;
 
 /// Why student code cannot be contained here.
 #[derive(Debug, thiserror::Error)]
 pub enum ContainError {
     /// Not root: no other user can be had.
     #[error(
-        "student code cannot be contained here: {0} (run as root, or say --no-isolation to \
-         run the students' code as your own user, able to read and change the league's files \
-         and each other's)"
+        "student code cannot be contained here: this program is not running as root, and only \
+         root can run code as other users (run it as root; or, to run the students' code as \
+         your own user, able to read and change your files and each other's, say \
+         --no-isolation to a league or a class grading, and leave --isolate out of a match)"
     )]
     NotRoot(sandbox::NotRoot),
     /// A uid of the range belongs to an account of the machine.
@@ -58,8 +62,11 @@ pub enum ContainError {
         /// The account's name.
         name: String,
     },
-    /// A student's number is past the range.
-    #[error("student number {0} is past the {SLOTS} students a containment holds")]
+    /// A student's (or an engine's) number is past the range.
+    #[error(
+        "number {0} is past what a containment holds ({ENGINE_USERS} students, or engines \
+         times games at once up to {ENGINE_SLOTS})"
+    )]
     Full(u32),
     /// A file could not be prepared.
     #[error(transparent)]
