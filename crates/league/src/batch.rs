@@ -86,7 +86,7 @@ pub fn export(store: &Store, copies: &Path, path: &Path) -> Result<usize> {
             .iter()
             .find(|p| p.id == id)
             .with_context(|| format!("no player {id} in the league"))?;
-        let seat = crate::isolation::seat_of(&slots, copies, p)?;
+        let seat = games::seat_of(&slots, copies, p)?;
         Ok(Side {
             id,
             name: games::label(p),

@@ -19,7 +19,7 @@ use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::schedule::Job;
 use connect4_match::spec::EngineSpec;
 
-use crate::isolation::{Isolation, seat_of};
+use crate::isolation::{Entrant, Isolation, copy_of};
 use crate::rating::{self, Rating};
 use crate::store::{GameRow, Played, Player, Slip, Store};
 
@@ -221,6 +221,26 @@ fn rated(store: &Store, game: &GameRow, result: &str) -> Result<(Rating, Rating)
         now(game.second)?,
         rating::outcome_of(result),
     ))
+}
+
+/// The seat of `player` in a game: its spec, and for a student their
+/// number (from `slots`, the store's) and copy.
+pub fn seat_of(
+    slots: &std::collections::BTreeMap<String, u32>,
+    copies: &Path,
+    player: &Player,
+) -> Result<Entrant> {
+    let spec = spec_of(player)?;
+    let student = match player.anchor {
+        true => None,
+        false => {
+            let slot = slots.get(&player.student).with_context(|| {
+                format!("student '{}' has no number in the league", player.student)
+            })?;
+            Some((*slot, copy_of(copies, player)))
+        }
+    };
+    Ok(Entrant { spec, student })
 }
 
 /// How `player` runs: its spec, named after the student or the anchor.

@@ -7,7 +7,6 @@
 //! say. Anchors are the project's own engines and run as the league's
 //! user, which no student's user can signal.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -121,22 +120,6 @@ pub fn copy_of(copies: &Path, player: &Player) -> PathBuf {
     copies
         .join(&player.student)
         .join(format!("v{}", player.version))
-}
-
-/// The seat of `player` in a game: its spec, and for a student their
-/// number (from `slots`, the store's) and copy.
-pub fn seat_of(slots: &BTreeMap<String, u32>, copies: &Path, player: &Player) -> Result<Entrant> {
-    let spec = crate::games::spec_of(player)?;
-    let student = match player.anchor {
-        true => None,
-        false => {
-            let slot = slots.get(&player.student).with_context(|| {
-                format!("student '{}' has no number in the league", player.student)
-            })?;
-            Some((*slot, copy_of(copies, player)))
-        }
-    };
-    Ok(Entrant { spec, student })
 }
 
 /// Closes the league's folder `dir` to the students' users: new files

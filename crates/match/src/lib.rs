@@ -14,9 +14,12 @@
 //! 6  results (tables, summary, CSV)   figures (--plot)
 //! 5  workers (K games at once)        log (JSON-lines games)
 //! 4  play (one game: seats, clocks, adjudication)
+//!    confine (a run's engines contained: --isolate)
 //! 3  process (one engine process)     outputs (inputs never outputs)
-//! 2  spec (how to run an engine)
+//!    contain (students' code as users of their own, a cell per game)
+//! 2  spec (how to run an engine)      memory_watch (a user's memory bounded)
 //! 1  sandbox (another user, limits: the grader's isolation)
+//!    shared_memory (a user's /dev/shm, memfds, System V segments)
 //! 0  ending (reasons)  group (process groups)  live (games under way)
 //!    schedule (pairings, openings, shards)  stderr  debug_log
 //!    page (data inside a self-contained page)
