@@ -155,6 +155,13 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
     let now = status(&root);
     assert!(now.contains("bob v2"), "{now}");
     assert!(!now.contains("bob v1"), "{now}");
+    // One copy a student: the one in play (issue #69, item 7: every
+    // version's copy was kept).
+    let copies: Vec<_> = std::fs::read_dir(root.join("league/submissions/bob"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(copies, vec![std::ffi::OsString::from("v2")]);
     // The final round: every pairing of the latest submissions.
     league(&root, &["--final"])
         .assert()
@@ -362,6 +369,16 @@ fn without_isolation_the_league_says_so_on_the_ladder() {
         stdout.contains("WARNING: isolation was off (--no-isolation)"),
         "{stdout}"
     );
+    // Item 7: a second run on the same --dir while one holds it is refused
+    // (two took students in twice and played rounds twice).
+    let held = std::fs::File::open(root.join("league/league.lock")).unwrap();
+    held.try_lock().unwrap();
+    let second = league(&root, &["--rounds", "1", "--no-isolation"])
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("another league run is using --dir"), "{said}");
 }
 
 /// Issue #69, item 1: `match --isolate` (and `tournament`) with students'
