@@ -1,4 +1,4 @@
-"""The README's examples, run as written right after its two commands
+"""The README's examples (and docs/arena.md's), run as written right after its two commands
 (`cargo build --release && ...` and `bash scripts/test`, which builds the
 release binaries and installs the bridges in .venv-test/); and the
 students' page (docs/students.md), every step to its end, from a Python
@@ -112,7 +112,9 @@ def run(script, cwd, timeout):
         return None, out
 
 
-COMMANDS = blocks()
+# The README's, then those of the arena's manual, which the README's
+# section on the arena sends its readers to.
+COMMANDS = blocks() + blocks(REPO / "docs" / "arena.md")
 
 
 def test_the_readme_has_its_two_commands_first():
