@@ -427,13 +427,9 @@ fn grade(args: &Args, isolation: &Isolation) -> Result<GradescopeResults> {
     let (student_sandbox, reference_sandbox) = sandboxes(&config, isolation, &work, &student_dir)?;
     // From the build on, the student's processes together stay under the
     // total memory limit.
-    let memory_watch = isolation.student().map(|student| {
-        let total_mb = config
-            .limits
-            .total_memory_mb
-            .unwrap_or_else(crate::memory_watch::half_the_machine_mb);
-        MemoryWatch::start(student.uid, total_mb << 20)
-    });
+    let memory_watch = isolation
+        .student()
+        .map(|student| MemoryWatch::start(student.uid, total_memory_bytes(&config)));
     let prepared = copied.and_then(|()| prepare(args, &config, &student_dir, student_sandbox));
     let mut notes = Vec::new();
     if let Isolation::Off(Some(why)) = isolation {
@@ -498,11 +494,17 @@ pub fn containment(
     config: &Config,
     base: u32,
 ) -> Result<contain::Containment, contain::ContainError> {
+    contain::Containment::new(limits(config), total_memory_bytes(config), base)
+}
+
+/// The config's bound on the memory of all of a student's processes
+/// together, in bytes (half of the machine's when it gives none).
+fn total_memory_bytes(config: &Config) -> u64 {
     let total_mb = config
         .limits
         .total_memory_mb
         .unwrap_or_else(memory_watch::half_the_machine_mb);
-    contain::Containment::new(limits(config), total_mb << 20, base)
+    total_mb << 20
 }
 
 /// Where the student's code and the references run under isolation (as

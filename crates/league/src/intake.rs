@@ -76,7 +76,7 @@ impl Intake<'_> {
             let version = latest.map_or(1, |p| p.version + 1);
             entries.push(match unreadable {
                 None => self.take_in(store, &student, version, fingerprint)?,
-                Some(why) => refuse(store, &student, version, fingerprint, why)?,
+                Some(why) => record(store, &student, version, fingerprint, Err(why))?,
             });
         }
         Ok(entries)
@@ -127,45 +127,38 @@ impl Intake<'_> {
         if checked.is_err() {
             std::fs::remove_dir_all(&copy).ok();
         }
-        let spec = match checked {
-            Ok(spec) => spec,
-            Err(why) => return refuse(store, student, version, fingerprint, why),
-        };
-        store.add_player(&Player {
-            id: 0,
-            student: student.to_string(),
-            anchor: false,
-            version,
-            fingerprint,
-            spec: spec.text.clone(),
-            state: "active".into(),
-            note: None,
-            rating: Rating::default(),
-        })?;
-        Ok(Entry::Entered(student.to_string()))
+        record(store, student, version, fingerprint, checked)
     }
 }
 
-/// Records submission `version` of `student` as refused, and why.
-fn refuse(
+/// Records submission `version` of `student` as it was checked: active
+/// with its spec, or refused with why.
+fn record(
     store: &mut Store,
     student: &str,
     version: i64,
     fingerprint: String,
-    why: String,
+    checked: Result<EngineSpec, String>,
 ) -> Result<Entry> {
+    let (state, spec, note) = match &checked {
+        Ok(spec) => ("active", spec.text.clone(), None),
+        Err(why) => ("rejected", String::new(), Some(why.clone())),
+    };
     store.add_player(&Player {
         id: 0,
         student: student.to_string(),
         anchor: false,
         version,
         fingerprint,
-        spec: String::new(),
-        state: "rejected".into(),
-        note: Some(why.clone()),
+        spec,
+        state: state.into(),
+        note,
         rating: Rating::default(),
     })?;
-    Ok(Entry::Rejected(student.to_string(), why))
+    Ok(match checked {
+        Ok(_) => Entry::Entered(student.to_string()),
+        Err(why) => Entry::Rejected(student.to_string(), why),
+    })
 }
 
 /// Whether `spec` starts, answers, and plays a whole game against itself
@@ -198,35 +191,24 @@ fn validate(spec: &EngineSpec, config: &Config) -> Result<(), String> {
 
 /// A hash of a folder's files: their paths and contents, so that any
 /// change (and only a change) makes a new submission. The folder is
-/// refused as its copy would be: an entry that is not a regular file or
-/// a folder, or sizes (from the metadata, before any read) past the
-/// limits of a copy.
+/// refused as its copy would be ([`connect4_match::sandbox::submission_files`]).
 fn fingerprint(folder: &Path) -> Result<String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut files = Vec::new();
-    collect(folder, folder, &mut files)?;
+    let mut files: Vec<(String, PathBuf, u64)> = connect4_match::sandbox::submission_files(folder)?
+        .into_iter()
+        .map(|(path, len)| {
+            let relative = path.strip_prefix(folder).unwrap_or(&path);
+            (relative.to_string_lossy().into_owned(), path.clone(), len)
+        })
+        .collect();
     files.sort();
-    let limits = connect4_match::sandbox::CopyLimits::SUBMISSION;
-    let bytes: u64 = files.iter().map(|f| f.2).sum();
-    if bytes > limits.bytes {
-        anyhow::bail!(
-            "{}: over {} MB of files",
-            folder.display(),
-            limits.bytes >> 20
-        );
-    }
     let mut hash = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
     for (relative, path, len) in &files {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let file = connect4_match::sandbox::open_regular(path)?;
         hash.update(relative.as_bytes());
         hash.update([0]);
         hash.update(len.to_le_bytes());
         let mut reader = std::io::Read::take(file, *len);
-        let mut buffer = vec![0u8; 1 << 16];
         loop {
             let n = std::io::Read::read(&mut reader, &mut buffer)
                 .with_context(|| format!("reading {}", path.display()))?;
@@ -237,40 +219,4 @@ fn fingerprint(folder: &Path) -> Result<String> {
         }
     }
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// The regular files under `folder` (links never followed), with their
-/// paths relative to `root` and their sizes; anything but a regular file
-/// or a folder is refused by name.
-fn collect(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf, u64)>) -> Result<()> {
-    for entry in
-        std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))?
-    {
-        let entry = entry.with_context(|| format!("reading {}", folder.display()))?;
-        let kind = entry.file_type()?;
-        let path = entry.path();
-        if kind.is_dir() {
-            collect(root, &path, files)?;
-        } else if kind.is_file() {
-            let len = std::fs::symlink_metadata(&path)
-                .with_context(|| format!("reading {}", path.display()))?
-                .len();
-            let relative = path.strip_prefix(root).unwrap_or(&path);
-            files.push((relative.to_string_lossy().into_owned(), path, len));
-        } else {
-            anyhow::bail!(
-                "{} is {}: a submission may hold only regular files and folders",
-                path.display(),
-                connect4_match::sandbox::kind_in_words(kind)
-            );
-        }
-        if files.len() > connect4_match::sandbox::CopyLimits::SUBMISSION.entries {
-            anyhow::bail!(
-                "{}: over {} files",
-                root.display(),
-                connect4_match::sandbox::CopyLimits::SUBMISSION.entries
-            );
-        }
-    }
-    Ok(())
 }

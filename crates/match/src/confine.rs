@@ -14,8 +14,8 @@ use crate::contain::{Cell, ContainError, Containment};
 use crate::group::ResourceLimits;
 use crate::spec::EngineSpec;
 
-/// The limits of each process of a contained engine: the grader's
-/// defaults (`[limits]` of a grading config).
+/// The limits of each process of a contained engine, and the defaults of
+/// a grading config's `[limits]`.
 pub const LIMITS: ResourceLimits = ResourceLimits {
     memory_bytes: 2048 << 20,
     processes: 256,

@@ -35,6 +35,11 @@ pub const DEFAULT_BASE_UID: u32 = 61_000;
 /// The uids a containment uses from its base: students' (or engines'
 /// groups) below [`ENGINE_USERS`], engines' users above.
 pub const SLOTS: u32 = 4_000;
+/// Engines (programs a run was given) that a containment holds: in a
+/// tournament, engine `e` on the run's lane `l` of `lanes` (its games at
+/// once) runs as uid `base + 1000 + e * lanes + l`, in group `base + e`,
+/// which its copy belongs to.
+pub const ENGINE_USERS: u32 = 1000;
 /// Engines times games at once a containment holds.
 const ENGINE_SLOTS: u32 = SLOTS - ENGINE_USERS;
 
@@ -118,6 +123,33 @@ impl Containment {
         })
     }
 
+    /// The user engine `engine` runs as on lane `lane` of `lanes`: a uid of
+    /// its own for each game at once (so that ending one game's processes
+    /// ends no other), and the engine's group (see [`ENGINE_USERS`]).
+    pub fn engine_account(
+        &self,
+        engine: u32,
+        lane: u32,
+        lanes: u32,
+    ) -> Result<Account, ContainError> {
+        let slot = engine
+            .checked_mul(lanes)
+            .and_then(|s| s.checked_add(lane))
+            .filter(|s| engine < ENGINE_USERS && *s < ENGINE_SLOTS)
+            .ok_or(ContainError::Full(engine))?;
+        let (uid, gid) = (self.base + ENGINE_USERS + slot, self.base + engine);
+        Ok(Account {
+            name: format!("engine #{engine} (uid {uid})"),
+            uid,
+            gid,
+        })
+    }
+
+    /// The folder the engines' copies go in.
+    pub fn copies(&self) -> &Path {
+        &self.homes
+    }
+
     /// Gives the copy in `dir` to root and `account`'s group: folders
     /// 0750, files 0640 (0750 when executable), so the student reads and
     /// runs it, writes nothing of it, and no other user enters it. The
@@ -167,41 +199,6 @@ impl Drop for Containment {
     }
 }
 
-/// Engines (programs a run was given) that a containment holds: in a
-/// tournament, engine `e` on the run's lane `l` of `lanes` (its games at
-/// once) runs as uid `base + 1000 + e * lanes + l`, in group `base + e`,
-/// which its copy belongs to.
-pub const ENGINE_USERS: u32 = 1000;
-
-impl Containment {
-    /// The user engine `engine` runs as on lane `lane` of `lanes`: a uid of
-    /// its own for each game at once (so that ending one game's processes
-    /// ends no other), and the engine's group (see [`ENGINE_USERS`]).
-    pub fn engine_account(
-        &self,
-        engine: u32,
-        lane: u32,
-        lanes: u32,
-    ) -> Result<Account, ContainError> {
-        let slot = engine
-            .checked_mul(lanes)
-            .and_then(|s| s.checked_add(lane))
-            .filter(|s| engine < ENGINE_USERS && *s < SLOTS - ENGINE_USERS)
-            .ok_or(ContainError::Full(engine))?;
-        let (uid, gid) = (self.base + ENGINE_USERS + slot, self.base + engine);
-        Ok(Account {
-            name: format!("engine #{engine} (uid {uid})"),
-            uid,
-            gid,
-        })
-    }
-
-    /// The folder the engines' copies go in.
-    pub fn copies(&self) -> &Path {
-        &self.homes
-    }
-}
-
 /// One student's hold on their user for one game: see [`Containment`].
 pub struct Cell {
     sandbox: Sandbox,
@@ -214,29 +211,20 @@ impl Cell {
     pub fn sandbox(&self) -> Sandbox {
         self.sandbox.clone()
     }
+}
 
-    /// Ends the cell: every process of the user killed, its shared memory
-    /// and home removed; what the memory watch saw.
-    pub fn end(mut self) -> crate::memory_watch::MemoryReport {
-        self.clear()
-    }
-
-    fn clear(&mut self) -> crate::memory_watch::MemoryReport {
-        let report = self.watch.take().map(MemoryWatch::finish);
+/// The cell ends with the game: the memory watch stopped, every process of
+/// the user killed, its shared memory and home removed.
+impl Drop for Cell {
+    fn drop(&mut self) {
+        if let Some(watch) = self.watch.take() {
+            watch.finish();
+        }
         let uid = self.sandbox.account.uid;
         sandbox::kill_user(uid);
         crate::shared_memory::clear(uid);
         if let Some(home) = &self.sandbox.home {
             std::fs::remove_dir_all(home).ok();
-        }
-        report.unwrap_or_default()
-    }
-}
-
-impl Drop for Cell {
-    fn drop(&mut self) {
-        if self.watch.is_some() {
-            self.clear();
         }
     }
 }

@@ -397,6 +397,16 @@ struct Budget {
 }
 
 impl Budget {
+    /// Nothing taken yet of the copy of `root`.
+    fn new(root: &Path) -> Budget {
+        Budget {
+            limits: CopyLimits::SUBMISSION,
+            bytes: 0,
+            entries: 0,
+            root: root.to_path_buf(),
+        }
+    }
+
     /// Counts one more entry of `len` bytes, or says which limit it passes.
     fn take(&mut self, path: &Path, len: u64) -> Result<(), SandboxError> {
         self.entries += 1;
@@ -444,48 +454,88 @@ pub fn kind_in_words(kind: std::fs::FileType) -> &'static str {
 /// name, and so does passing [`CopyLimits::SUBMISSION`] (sizes come from
 /// the metadata, before a byte is read).
 pub fn copy_for(from: &Path, to: &Path, account: Option<&Account>) -> Result<(), SandboxError> {
-    let meta = std::fs::symlink_metadata(from).map_err(file_error("cannot read", from))?;
-    if !meta.is_dir() {
-        return Err(SandboxError::NotCopied {
-            path: from.to_path_buf(),
-            kind: kind_in_words(meta.file_type()),
-        });
-    }
-    let mut budget = Budget {
-        limits: CopyLimits::SUBMISSION,
-        bytes: 0,
-        entries: 0,
-        root: from.to_path_buf(),
-    };
-    copy_tree(from, to, account, &mut budget)
+    check_folder(from)?;
+    fresh_folder(to, account)?;
+    walk(from, &mut Budget::new(from), &mut |source, len| {
+        let target = to.join(
+            source
+                .strip_prefix(from)
+                .expect("the walk stays under its folder"),
+        );
+        match len {
+            None => fresh_folder(&target, account),
+            Some(len) => {
+                copy_file(source, &target, len)?;
+                give(&target, account)
+            }
+        }
+    })
 }
 
-/// [`copy_for`] of one folder, within `budget`.
-fn copy_tree(
-    from: &Path,
-    to: &Path,
-    account: Option<&Account>,
+/// The regular files of the submission in `folder`, with their sizes,
+/// refused as [`copy_for`] would refuse them (an entry that is neither a
+/// regular file nor a folder, or past [`CopyLimits::SUBMISSION`]); read
+/// with [`open_regular`].
+pub fn submission_files(folder: &Path) -> Result<Vec<(PathBuf, u64)>, SandboxError> {
+    check_folder(folder)?;
+    let mut files = Vec::new();
+    walk(folder, &mut Budget::new(folder), &mut |path, len| {
+        if let Some(len) = len {
+            files.push((path.to_path_buf(), len));
+        }
+        Ok(())
+    })?;
+    Ok(files)
+}
+
+/// Refuses `path` unless it is a folder (by `lstat`: a link to one is
+/// refused).
+fn check_folder(path: &Path) -> Result<(), SandboxError> {
+    let meta = std::fs::symlink_metadata(path).map_err(file_error("cannot read", path))?;
+    match meta.is_dir() {
+        true => Ok(()),
+        false => Err(SandboxError::NotCopied {
+            path: path.to_path_buf(),
+            kind: kind_in_words(meta.file_type()),
+        }),
+    }
+}
+
+/// What [`walk`] calls on each entry: its path, and a regular file's size
+/// (`None` for a folder).
+type Visit<'a> = dyn FnMut(&Path, Option<u64>) -> Result<(), SandboxError> + 'a;
+
+/// Visits every entry under `folder`, a folder before what it holds:
+/// `visit(path, None)` for a folder, `visit(path, Some(size))` for a
+/// regular file (its size from `lstat`), each counted against `budget`;
+/// anything else refuses the walk by name.
+fn walk(
+    folder: &Path,
     budget: &mut Budget,
+    visit: &mut Visit<'_>,
 ) -> Result<(), SandboxError> {
-    fresh_folder(to, account)?;
-    let entries = std::fs::read_dir(from).map_err(file_error("cannot read", from))?;
+    let entries = std::fs::read_dir(folder).map_err(file_error("cannot read", folder))?;
     for entry in entries {
-        let entry = entry.map_err(file_error("cannot read", from))?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        // DirEntry::file_type does not follow links.
+        let entry = entry.map_err(file_error("cannot read", folder))?;
+        let path = entry.path();
+        // DirEntry::file_type and ::metadata do not follow links.
         let kind = entry
             .file_type()
-            .map_err(file_error("cannot read", &source))?;
+            .map_err(file_error("cannot read", &path))?;
         if kind.is_dir() {
-            budget.take(&source, 0)?;
-            copy_tree(&source, &target, account, budget)?;
+            budget.take(&path, 0)?;
+            visit(&path, None)?;
+            walk(&path, budget, visit)?;
         } else if kind.is_file() {
-            copy_file(&source, &target, budget)?;
-            give(&target, account)?;
+            let len = entry
+                .metadata()
+                .map_err(file_error("cannot read", &path))?
+                .len();
+            budget.take(&path, len)?;
+            visit(&path, Some(len))?;
         } else {
             return Err(SandboxError::NotCopied {
-                path: source,
+                path,
                 kind: kind_in_words(kind),
             });
         }
@@ -493,35 +543,46 @@ fn copy_tree(
     Ok(())
 }
 
-/// Copies the regular file `from` to the new file `to`: opened without
-/// following a link and without waiting (a FIFO put in its place since
-/// the folder was listed opens at once, and is refused as not regular),
-/// its size checked against `budget` before it is read, and no more than
-/// that size read (a file that grows meanwhile is cut there).
-fn copy_file(from: &Path, to: &Path, budget: &mut Budget) -> Result<(), SandboxError> {
-    use std::io::Read;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let source = std::fs::OpenOptions::new()
+/// Opens the regular file `path` of a submission without following a
+/// link and without waiting (a FIFO put in its place since its folder was
+/// listed opens at once, and is refused as not regular).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, SandboxError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(from)
-        .map_err(file_error("cannot open", from))?;
-    let meta = source.metadata().map_err(file_error("cannot read", from))?;
-    if !meta.is_file() {
-        return Err(SandboxError::NotCopied {
-            path: from.to_path_buf(),
+        .open(path)
+        .map_err(file_error("cannot open", path))?;
+    let meta = file.metadata().map_err(file_error("cannot read", path))?;
+    match meta.is_file() {
+        true => Ok(file),
+        false => Err(SandboxError::NotCopied {
+            path: path.to_path_buf(),
             kind: kind_in_words(meta.file_type()),
-        });
+        }),
     }
-    budget.take(from, meta.len())?;
+}
+
+/// Copies the regular file `from` (see [`open_regular`]) to the new file
+/// `to`, no more than the `len` bytes its listing gave (a file that grows
+/// meanwhile is cut there), with its permission bits but for set-id and
+/// group or others' write.
+fn copy_file(from: &Path, to: &Path, len: u64) -> Result<(), SandboxError> {
+    use std::io::Read;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let source = open_regular(from)?;
+    let mode = source
+        .metadata()
+        .map_err(file_error("cannot read", from))?
+        .permissions()
+        .mode();
     let mut target = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(meta.permissions().mode() & 0o755)
+        .mode(mode & 0o755)
         .open(to)
         .map_err(file_error("cannot create", to))?;
-    std::io::copy(&mut source.take(meta.len()), &mut target)
-        .map_err(file_error("cannot copy", from))?;
+    std::io::copy(&mut source.take(len), &mut target).map_err(file_error("cannot copy", from))?;
     Ok(())
 }
 

@@ -103,14 +103,16 @@ pub struct StudentLimits {
     pub build_seconds: u64,
 }
 
+// The limits a student's process gets when the config gives none: those
+// a tournament's contained engines get (one set of defaults).
 fn default_memory() -> u64 {
-    2048
+    connect4_match::confine::LIMITS.memory_bytes >> 20
 }
 fn default_processes() -> u64 {
-    256
+    connect4_match::confine::LIMITS.processes
 }
 fn default_file() -> u64 {
-    256
+    connect4_match::confine::LIMITS.file_bytes >> 20
 }
 fn default_build() -> u64 {
     600
