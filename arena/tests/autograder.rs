@@ -22,7 +22,7 @@ mod fake_gradescope {
     use connect4_grade::GradescopeResults;
     use connect4_match::sandbox::Account;
 
-    use super::common::{arena_path as arena, built};
+    use super::common::{arena_path as arena, built, is_root, open_to_all, write_script};
 
     /// The isolation tests share the users, and a grader kills every process
     /// of the student's user: they take turns.
@@ -36,12 +36,7 @@ mod fake_gradescope {
 
     /// Whether the isolation tests can run: as root, with useradd.
     fn can_isolate() -> bool {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let root = status
-            .lines()
-            .find(|l| l.starts_with("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(2))
-            == Some("0");
+        let root = is_root();
         let useradd = ["/usr/sbin/useradd", "/sbin/useradd"]
             .iter()
             .any(|p| Path::new(p).exists());
@@ -1107,9 +1102,7 @@ class Patient(Policy):
         let root = FakeRoot::new("class");
         let binary = root.dir.join("connect4-arena");
         std::fs::copy(arena(), &binary).unwrap();
-        let loot = root.dir.join("loot");
-        std::fs::create_dir_all(&loot).unwrap();
-        std::fs::set_permissions(&loot, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let loot = open_to_all(&root.dir.join("loot"));
         let (subs, out, config) = (
             root.dir.join("subs"),
             root.dir.join("grades"),
@@ -1124,9 +1117,7 @@ class Patient(Policy):
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
         let write_engine = |name: &str, text: String| {
             std::fs::create_dir_all(subs.join(name)).unwrap();
-            let engine = subs.join(name).join("engine");
-            std::fs::write(&engine, text).unwrap();
-            std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+            write_script(&subs.join(name).join("engine"), &text);
         };
         write_engine(
             "alice",

@@ -300,18 +300,15 @@ fn keep_going_plays_on_past_an_engine_that_cannot_start() {
 /// game, whatever group or session they moved to.
 #[test]
 fn a_daemon_that_leaves_its_group_does_not_outlive_the_run() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = scratch("setsid-daemon");
     let engine = dir.join("engine");
-    std::fs::write(
+    write_script(
         &engine,
-        format!(
+        &format!(
             "#!/bin/sh\n(setsid sh -c 'sleep 311' </dev/null >/dev/null 2>&1 &)\nexec '{}' --agent random\n",
             built("connect4").display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     arena()
         .args(["match", "--engine"])
         .arg(format!("name=daemon,cmd={}", engine.display()))

@@ -444,12 +444,9 @@ fn a_missed_conversion_names_the_move_that_let_the_win_slip() {
 /// A submission folder whose `engine` is a script running `program` with
 /// `args` (the engine kind's default file).
 fn engine_submission(dir: &Path, program: &Path, args: &str) {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
-    let script = dir.join("engine");
     let text = format!("#!/bin/sh\nexec '{}' {args}\n", program.display());
-    std::fs::write(&script, text).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_script(&dir.join("engine"), &text);
 }
 
 /// Issue #69, item 4: one stuck grading held up the class for ever; now
@@ -457,14 +454,11 @@ fn engine_submission(dir: &Path, program: &Path, args: &str) {
 /// stopped, and nothing it started is left running.
 #[test]
 fn a_grading_past_its_limit_is_stopped_and_costs_only_its_row() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = scratch("grade-limit");
     let subs = dir.join("subs");
     // An engine that never answers: the grading waits for it past 1 s.
     std::fs::create_dir_all(subs.join("sleepy")).unwrap();
-    let script = subs.join("sleepy/engine");
-    std::fs::write(&script, "#!/bin/sh\nexec sleep 313\n").unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_script(&subs.join("sleepy/engine"), "#!/bin/sh\nexec sleep 313\n");
     let out = dir.join("grades");
     arena()
         .args(["grade", "--submissions"])

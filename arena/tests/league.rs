@@ -15,15 +15,20 @@ use common::*;
 
 /// A submission folder whose `engine` runs `program` with `args`.
 fn submission(dir: &Path, program: &Path, args: &str) {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
-    let script = dir.join("engine");
+    let text = format!("#!/bin/sh\nexec '{}' {args}\n", program.display());
+    write_script(&dir.join("engine"), &text);
+}
+
+/// Writes the league's config of engines into `root`: 20 ms a move, and
+/// a margin so that a loaded CI machine's stall of hundreds of ms cannot
+/// lose a validation game on time and refuse a student.
+fn engine_config(root: &Path) {
     std::fs::write(
-        &script,
-        format!("#!/bin/sh\nexec '{}' {args}\n", program.display()),
+        root.join("league.toml"),
+        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
     )
     .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// The league's command on `dir` with the drop folder and config of
@@ -60,13 +65,7 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
         &built("examples/fake_engine"),
         "illegal",
     );
-    // The margin: a loaded CI machine stalls a process for hundreds of ms,
-    // and a validation game lost on time would refuse alice.
-    std::fs::write(
-        root.join("league.toml"),
-        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
-    )
-    .unwrap();
+    engine_config(&root);
     let first = league(&root, &["--rounds", "1"]).output().unwrap();
     let out = String::from_utf8_lossy(&first.stdout);
     assert!(
@@ -173,10 +172,7 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
 
 /// Whether the isolation tests can run here (as root); says why not.
 fn as_root() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    let root = is_root();
     if !root {
         eprintln!("skipped: the league's isolation needs root");
     }
@@ -188,14 +184,7 @@ fn as_root() -> bool {
 fn processes_of_users(uids: std::ops::Range<u32>, word: &str) -> Vec<u32> {
     processes_with(&[word])
         .into_iter()
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/status"))
-                .unwrap_or_default()
-                .lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok())
-                .is_some_and(|uid| uids.contains(&uid))
-        })
+        .filter(|pid| uid_of(&pid.to_string()).is_some_and(|uid| uids.contains(&uid)))
         .collect()
 }
 
@@ -216,18 +205,16 @@ fn a_hostile_submission_reaches_nothing_and_leaves_nothing_running() {
     let c4 = built("connect4");
     let league_dir = root.join("league");
     // Where the attacks put what they got: open to every user.
-    let loot = root.join("loot");
-    std::fs::create_dir_all(&loot).unwrap();
-    std::fs::set_permissions(&loot, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let loot = open_to_all(&root.join("loot"));
     std::fs::set_permissions(&*root, std::fs::Permissions::from_mode(0o755)).unwrap();
     submission(&root.join("drop/alice"), &c4, "--agent greedy");
     let alice_engine = std::fs::read_to_string(root.join("drop/alice/engine")).unwrap();
     let mallory = root.join("drop/mallory");
     std::fs::create_dir_all(&mallory).unwrap();
     let illegal = built("examples/fake_engine");
-    std::fs::write(
-        mallory.join("engine"),
-        format!(
+    write_script(
+        &mallory.join("engine"),
+        &format!(
             "#!/bin/sh
 loot='{loot}'
 league='{league}'
@@ -249,18 +236,8 @@ exec '{c4}' --agent random
             illegal = illegal.display(),
             c4 = c4.display(),
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        mallory.join("engine"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("league.toml"),
-        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
-    )
-    .unwrap();
+    );
+    engine_config(&root);
     let out = league(&root, &["--rounds", "1", "--uid-base", "57000"])
         .env("C4_LEAGUE_SECRET", "hunter2-secret")
         .output()
@@ -347,11 +324,7 @@ fn without_isolation_the_league_says_so_on_the_ladder() {
         &built("connect4"),
         "--agent random",
     );
-    std::fs::write(
-        root.join("league.toml"),
-        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
-    )
-    .unwrap();
+    engine_config(&root);
     let out = league(&root, &["--rounds", "1", "--no-isolation"])
         .output()
         .unwrap();
@@ -395,16 +368,14 @@ fn a_hostile_engine_in_an_isolated_match_reaches_nothing() {
     let root = scratch("match-hostile");
     std::fs::set_permissions(&*root, std::fs::Permissions::from_mode(0o755)).unwrap();
     let c4 = built("connect4");
-    let loot = root.join("loot");
-    std::fs::create_dir_all(&loot).unwrap();
-    std::fs::set_permissions(&loot, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let loot = open_to_all(&root.join("loot"));
     submission(&root.join("students/alice"), &c4, "--agent greedy");
     let alice = std::fs::read_to_string(root.join("students/alice/engine")).unwrap();
     let mallory = root.join("students/mallory");
     std::fs::create_dir_all(&mallory).unwrap();
-    std::fs::write(
-        mallory.join("engine"),
-        format!(
+    write_script(
+        &mallory.join("engine"),
+        &format!(
             "#!/bin/sh
 loot='{loot}'
 cat '{students}/alice/engine' > \"$loot/original\" 2>/dev/null
@@ -420,13 +391,7 @@ exec '{c4}' --agent random
             students = root.join("students").display(),
             c4 = c4.display(),
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        mallory.join("engine"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    );
     let spec = |name: &str| {
         let dir = root.join("students").join(name);
         format!(

@@ -181,3 +181,37 @@ pub fn svg_texts(path: &Path) -> Vec<String> {
         .map(|t| t.trim().to_string())
         .collect()
 }
+
+/// Writes the executable script `path` holding `text` (a submission's
+/// engine, a hostile one).
+pub fn write_script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Makes `dir` a folder every user may write into (sticky, as /tmp): where
+/// a hostile submission running as another user puts what it could read.
+pub fn open_to_all(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    dir.to_path_buf()
+}
+
+/// Whether the tests run as root (the isolation tests need it).
+pub fn is_root() -> bool {
+    uid_of("self") == Some(0)
+}
+
+/// The real user id of process `pid` ("self" for this one).
+pub fn uid_of(pid: &str) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("Uid:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
