@@ -20,6 +20,15 @@ fn submission(dir: &Path, program: &Path, args: &str) {
     write_script(&dir.join("engine"), &text);
 }
 
+/// A copy in `root` of the binary cargo built at `path` in its target
+/// folder: the students' users run it, and a CI clone may lie in a
+/// folder closed to them (mktemp's are 0700).
+fn reachable(root: &Path, path: &str) -> std::path::PathBuf {
+    let copy = root.join(path.replace('/', "-"));
+    std::fs::copy(built(path), &copy).unwrap();
+    copy
+}
+
 /// Writes the league's config of engines into `root`: 20 ms a move, and
 /// a margin so that a loaded CI machine's stall of hundreds of ms cannot
 /// lose a validation game on time and refuse a student.
@@ -57,12 +66,12 @@ fn game_ids(root: &Path) -> Vec<u64> {
 #[test]
 fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
     let root = scratch("league");
-    let c4 = built("connect4");
+    let c4 = reachable(&root, "connect4");
     submission(&root.join("drop/alice"), &c4, "--agent greedy");
     submission(&root.join("drop/bob"), &c4, "--agent random");
     submission(
         &root.join("drop/carol"),
-        &built("examples/fake_engine"),
+        &reachable(&root, "examples/fake_engine"),
         "illegal",
     );
     engine_config(&root);
@@ -202,7 +211,7 @@ fn a_hostile_submission_reaches_nothing_and_leaves_nothing_running() {
     }
     use std::os::unix::fs::PermissionsExt;
     let root = scratch("league-hostile");
-    let c4 = built("connect4");
+    let c4 = reachable(&root, "connect4");
     let league_dir = root.join("league");
     // Where the attacks put what they got: open to every user.
     let loot = open_to_all(&root.join("loot"));
@@ -367,7 +376,7 @@ fn a_hostile_engine_in_an_isolated_match_reaches_nothing() {
     use std::os::unix::fs::PermissionsExt;
     let root = scratch("match-hostile");
     std::fs::set_permissions(&*root, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let c4 = built("connect4");
+    let c4 = reachable(&root, "connect4");
     let loot = open_to_all(&root.join("loot"));
     submission(&root.join("students/alice"), &c4, "--agent greedy");
     let alice = std::fs::read_to_string(root.join("students/alice/engine")).unwrap();

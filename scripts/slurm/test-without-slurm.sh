@@ -98,16 +98,21 @@ league=$tmp/league
 for s in alice bob; do
     mkdir -p "$league/drop/$s"
 done
-printf '#!/bin/sh\nexec %q --agent greedy\n' "$c4" >"$league/drop/alice/engine"
-printf '#!/bin/sh\nexec %q --agent random\n' "$c4" >"$league/drop/bob/engine"
+# As root the league's tasks contain each student: their users must pass
+# through the scratch folder and run the engine from it (a clone may lie
+# in a folder closed to them). Otherwise the league is told so in words.
+student_c4=$c4
+if [[ $(id -u) == 0 ]]; then
+    chmod 711 "$tmp"
+    cp "$c4" "$tmp/connect4"
+    student_c4=$tmp/connect4
+fi
+printf '#!/bin/sh\nexec %q --agent greedy\n' "$student_c4" >"$league/drop/alice/engine"
+printf '#!/bin/sh\nexec %q --agent random\n' "$student_c4" >"$league/drop/bob/engine"
 chmod +x "$league"/drop/*/engine
 printf '[submission]\nkind = "engine"\n\n[time]\nmove_ms = 20\n' >"$league/league.toml"
 lopts=(--dir "$league/l" --submissions "$league/drop" --config "$league/league.toml" --calibration-pairs 1)
-# As root the league's tasks contain each student (their users must pass
-# through the scratch folder); otherwise it says so in words.
-if [[ $(id -u) == 0 ]]; then
-    chmod 711 "$tmp"
-else
+if [[ $(id -u) != 0 ]]; then
     lopts+=(--no-isolation)
 fi
 "$root/scripts/slurm/submit-league.sh" --tasks 2 --dir "$league/step1" --arena "$arena" -- "${lopts[@]}" >"$tmp/league1.txt"

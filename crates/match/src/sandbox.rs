@@ -509,11 +509,7 @@ type Visit<'a> = dyn FnMut(&Path, Option<u64>) -> Result<(), SandboxError> + 'a;
 /// `visit(path, None)` for a folder, `visit(path, Some(size))` for a
 /// regular file (its size from `lstat`), each counted against `budget`;
 /// anything else refuses the walk by name.
-fn walk(
-    folder: &Path,
-    budget: &mut Budget,
-    visit: &mut Visit<'_>,
-) -> Result<(), SandboxError> {
+fn walk(folder: &Path, budget: &mut Budget, visit: &mut Visit<'_>) -> Result<(), SandboxError> {
     let entries = std::fs::read_dir(folder).map_err(file_error("cannot read", folder))?;
     for entry in entries {
         let entry = entry.map_err(file_error("cannot read", folder))?;
