@@ -477,7 +477,7 @@ fn read(out: &Path, name: &str, unisolated: bool) -> Graded {
     };
     let results = results.map(|mut r| {
         if unisolated && !r.output.contains(NO_ISOLATION) {
-            r.output = format!("{NO_ISOLATION}\n\n{}", r.output);
+            r.output = format!("{}\n\n{NO_ISOLATION}", r.output.trim_end());
         }
         r
     });
