@@ -195,8 +195,9 @@ fn open_results(results: &Path, exported: &Path) -> Result<std::fs::File> {
 }
 
 /// Plays the games of `exported` in `shard` (every N-th from the I-th)
-/// that `results` does not hold yet, on `concurrency` threads, appending
-/// each to `results` as it ends; how many it played.
+/// that `results` does not hold yet, on `concurrency` threads (each
+/// engine allowed `margin` beyond its move time), appending each to
+/// `results` as it ends; how many it played.
 pub fn play(
     exported: &Path,
     shard: Shard,
@@ -204,6 +205,7 @@ pub fn play(
     concurrency: usize,
     stop: &AtomicBool,
     isolation: &crate::isolation::Isolation,
+    margin: std::time::Duration,
 ) -> Result<usize> {
     let done: BTreeSet<i64> = match results.exists() {
         true => results_in(results)?.0.iter().map(|r| r.game).collect(),
@@ -230,7 +232,7 @@ pub fn play(
             })
         };
         let ([first, second], cells) = isolation.seat([entrant(&g.first)?, entrant(&g.second)?])?;
-        let played = games::play(&g.row(), first, second, judge, stop)?;
+        let played = games::play(&g.row(), [first, second], margin, judge, stop)?;
         drop(cells);
         let Some(played) = played else {
             return Ok(false);

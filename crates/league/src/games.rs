@@ -28,8 +28,6 @@ const JUDGE_MB: usize = 16;
 /// Time the solver may take over one position and one game when judging.
 const POSITION_CAP: Duration = Duration::from_millis(200);
 const GAME_CAP: Duration = Duration::from_secs(2);
-/// Time an engine may take beyond its move time.
-const MARGIN: Duration = Duration::from_millis(200);
 
 /// Where the league's games are played: its database, its game log, and
 /// the flag that stops it.
@@ -45,6 +43,9 @@ pub struct Table<'a> {
     pub isolation: &'a Isolation,
     /// The league's copies of the submissions.
     pub copies: std::path::PathBuf,
+    /// Time an engine may take beyond its move time: the config's
+    /// `[time] margin_ms`.
+    pub margin: Duration,
 }
 
 /// Plays `games` between `players` on `concurrency` threads and records
@@ -71,7 +72,7 @@ pub fn play_all(
             seat_of(&slots, &table.copies, b)?,
         ];
         let ([first, second], cells) = table.isolation.seat(seats)?;
-        let played = play(game, first, second, judge, table.stop)?;
+        let played = play(game, [first, second], table.margin, judge, table.stop)?;
         // Everything of the students' users ends with the game, and what
         // any engine left running when it left its group.
         drop(cells);
@@ -126,19 +127,19 @@ pub fn judge() -> Judge {
     Judge::new(JUDGE_MB, Some(Book::shipped()), POSITION_CAP, GAME_CAP)
 }
 
-/// Plays `game` between `first` and `second` (their specs named as the
-/// game log names them) and judges its moves: the game as it is recorded,
-/// or `None` when the league is stopping.
+/// Plays `game` between the first and second of `specs` (named as the
+/// game log names them), each allowed `margin` beyond its move time, and
+/// judges its moves: the game as it is recorded, or `None` when the
+/// league is stopping.
 pub fn play(
     game: &GameRow,
-    first: EngineSpec,
-    second: EngineSpec,
+    [first, second]: [EngineSpec; 2],
+    margin: Duration,
     judge: &mut Judge,
     stop: &AtomicBool,
 ) -> Result<Option<Played>> {
     let names = (first.name.clone(), second.name.clone());
-    let mut first = Seat::new(first, MARGIN);
-    let mut second = Seat::new(second, MARGIN);
+    let [mut first, mut second] = seats([first, second], margin);
     let setup = GameSetup {
         rules: Rules::STANDARD,
         opening: &game.opening,
@@ -174,6 +175,12 @@ pub fn play(
         slips,
         line: serde_json::to_string(&line).context("a game line")?,
     }))
+}
+
+/// The seats of a game's two engines: each allowed its spec's own margin
+/// (a student's, from the config) or else `margin` (an anchor's).
+fn seats(specs: [EngineSpec; 2], margin: Duration) -> [Seat; 2] {
+    specs.map(|spec| Seat::new(spec, margin))
 }
 
 /// Records `played` as the result of `game` (moving the ratings of a
@@ -298,5 +305,22 @@ pub fn word(outcome: Outcome) -> &'static str {
         Outcome::Win => "win",
         Outcome::Draw => "draw",
         Outcome::Loss => "loss",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The anchors' specs name no margin: they get the league's (they had
+    /// 200 ms whatever the config said, and lost games on time on a
+    /// loaded machine); a student's spec keeps the margin it names.
+    #[test]
+    fn an_anchor_gets_the_league_s_margin_and_a_student_keeps_its_own() {
+        let anchor: EngineSpec = "name=perfect,cmd=self,movetime=100".parse().unwrap();
+        let student: EngineSpec = "name=s,cmd=x,movetime=20,margin=700".parse().unwrap();
+        let [anchor, student] = seats([anchor, student], Duration::from_millis(9000));
+        assert_eq!(anchor.margin, Duration::from_millis(9000));
+        assert_eq!(student.margin, Duration::from_millis(700));
     }
 }

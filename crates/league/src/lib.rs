@@ -520,6 +520,7 @@ impl League<'_> {
             stop: self.stop,
             isolation: self.isolation,
             copies: copies(&self.args.dir),
+            margin: std::time::Duration::from_millis(self.config.margin_ms),
         }
     }
 
@@ -563,7 +564,16 @@ fn play_exported(args: &Args, exported: &Path) -> Result<ExitCode> {
         None => Config::defaults(args.kind.unwrap_or_default()),
     };
     let isolation = isolation(args, &config, None)?;
-    let played = batch::play(exported, shard, results, concurrency, &stop, &isolation)?;
+    let margin = std::time::Duration::from_millis(config.margin_ms);
+    let played = batch::play(
+        exported,
+        shard,
+        results,
+        concurrency,
+        &stop,
+        &isolation,
+        margin,
+    )?;
     println!(
         "league: {played} game(s) of shard {}/{} played into {}",
         shard.index,
