@@ -92,7 +92,20 @@ fn main() {
     let mut moves_asked = 0;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
+        // A line that is not JSON gets its error, as the protocol says (so
+        // that the honest modes pass every compliance check at once).
         let Ok(request) = serde_json::from_str::<Value>(&line) else {
+            let error = Reply::Error {
+                id: None,
+                code: connect4::protocol::messages::ErrorCode::BadJson,
+                message: "not JSON".into(),
+            };
+            if writeln!(out, "{}", error.to_line())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return;
+            }
             continue;
         };
         let id: Option<Id> = request
