@@ -162,7 +162,7 @@ fn minimax_and_alphabeta_agree_and_alphabeta_visits_fewer_nodes() {
 }
 
 #[test]
-fn limits_and_the_stop_flag_are_honoured() {
+fn clock_limits_and_the_stop_flag_are_honoured() {
     let p = Position::new(Rules::STANDARD);
     let mut a = agent("minimax:depth=8");
     let m = a.choose(&p, &Limits::nodes(5000), None);
@@ -360,7 +360,7 @@ fn bad_q_models_are_errors_that_say_why() {
 }
 
 #[test]
-fn every_agent_answers_at_once_when_stopped_and_keeps_a_time_limit() {
+fn clock_every_agent_answers_at_once_when_stopped_and_keeps_a_time_limit() {
     use std::time::{Duration, Instant};
     let deep = [
         "minimax:depth=12",

@@ -122,7 +122,7 @@ fn hello_lists_the_shipped_layer() {
 }
 
 #[test]
-fn the_clock_answers_a_position_of_the_layer_with_its_outcome() {
+fn the_clocked_search_answers_a_position_of_the_layer_with_its_outcome() {
     use connect4::search::{Limits, Searcher};
     let (p, m) = a_position_of_the_shipped_layer();
     let mut searcher = Searcher::new(16);
@@ -186,7 +186,7 @@ fn blitz_sample() -> Vec<(String, connect4::Position, Vec<Option<i32>>)> {
 /// so that a moment without the processor does not fail the test, while a
 /// search that does not use the book misses every time.
 #[test]
-fn the_clock_keeps_the_value_at_ten_ms_on_a_labelled_sample() {
+fn clock_the_search_keeps_the_value_at_ten_ms_on_a_labelled_sample() {
     use connect4::search::{DEFAULT_HASH_MB, Limits, Searcher};
     let sample = blitz_sample();
     assert_eq!(sample.len(), 26);

@@ -412,7 +412,7 @@ class Slow(Policy):
     const POLICY_CONFIG: &str = include_str!("fixtures/policy.toml");
 
     #[test]
-    fn policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
+    fn clock_policies_are_graded_with_their_tracebacks_and_time_forfeits_shown() {
         let Some(_turn) = isolated() else {
             return;
         };
@@ -610,8 +610,8 @@ class Slow(Policy):
 
     /// The red team's attacks on the grader (issue #32): the grader's own
     /// perfect player within reach, a link to the hidden config, a build that
-    /// leaves a process holding its output, hidden games told in a visible
-    /// test, and an engine whose every move stalls.
+    /// leaves a process holding its output, and hidden games told in a
+    /// visible test (the engine whose every move stalls has a clock test).
     #[test]
     fn red_team_submissions_get_nothing_they_should_not() {
         let Some(_turn) = isolated() else {
@@ -707,13 +707,28 @@ class Slow(Policy):
         ]);
         assert!(started.elapsed().as_secs() < 120, "{:?}", started.elapsed());
         assert_eq!(scores(&lingering), scores(&honest));
+    }
 
-        // An engine whose every move stalls: each test stops after a streak of
-        // forfeits and says why, instead of playing all its games.
+    /// A clock test: an engine whose every move stalls. Each test stops
+    /// after a streak of forfeits and says why, instead of playing all its
+    /// games (which, at the red team's margin, would take minutes: this
+    /// test gives the engines 200 ms beyond the move time, and an engine
+    /// that never answers stalls whatever the machine's load).
+    #[test]
+    fn clock_a_stalling_engine_stops_each_test_after_a_streak_and_says_why() {
+        let Some(_turn) = isolated() else {
+            return;
+        };
+        let root = FakeRoot::new("stall");
+        let config = root.dir.join("grader.toml");
+        let tight = RED_TEAM_CONFIG.replace("margin_ms = 10000", "margin_ms = 200");
+        assert_ne!(tight, RED_TEAM_CONFIG);
+        std::fs::write(&config, tight).unwrap();
+        root.install(&["--config", config.to_str().unwrap()]);
         let started = Instant::now();
         let (stalling, _) = root.grade(&[
-            build("cp prebuilt engine"),
-            program("prebuilt", &fake),
+            text("build.sh", "cp prebuilt engine"),
+            program("prebuilt", &built("examples/fake_engine")),
             text("mode", "hang"),
         ]);
         let wins = &stalling.tests[0];

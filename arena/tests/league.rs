@@ -30,14 +30,13 @@ fn reachable(root: &Path, path: &str) -> std::path::PathBuf {
 }
 
 /// Writes the league's config of engines into `root`: 20 ms a move, and
-/// a margin so that a loaded CI machine's stall of hundreds of ms cannot
-/// lose a validation game on time and refuse a student.
+/// the margin of the tests of play ([`UNHURRIED_MARGIN_MS`]), so that no
+/// game is lost on time and no student refused for a slow machine.
 fn engine_config(root: &Path) {
-    std::fs::write(
-        root.join("league.toml"),
-        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = 3000\n",
-    )
-    .unwrap();
+    let config = format!(
+        "[submission]\nkind = \"engine\"\n\n[time]\nmove_ms = 20\nmargin_ms = {UNHURRIED_MARGIN_MS}\n"
+    );
+    std::fs::write(root.join("league.toml"), config).unwrap();
 }
 
 /// The league's command on `dir` with the drop folder and config of
@@ -423,7 +422,7 @@ exec '{c4}' --agent random
             "--concurrency",
             "2",
             "--time-margin",
-            "3000",
+            UNHURRIED_MARGIN_MS,
         ])
         .args(["--isolate", "--uid-base", "53000", "--log"])
         .arg(root.join("games.jsonl"))

@@ -210,7 +210,7 @@ fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
 /// half a request's head, are closed by the server (they held it for as
 /// long as they liked); the page is answered meanwhile.
 #[test]
-fn slow_and_idle_connections_are_closed() {
+fn clock_slow_and_idle_connections_are_closed() {
     let (mut server, port) = serve(&[]);
     let mut slow: Vec<TcpStream> = (0..100)
         .map(|i| {

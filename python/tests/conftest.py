@@ -58,6 +58,9 @@ def pytest_configure(config):
         "markers", "kit: needs the students' kit built (scripts/test runs these once it is)")
     config.addinivalue_line(
         "markers", "release: needs the release build (scripts/test runs these once it is)")
+    config.addinivalue_line(
+        "markers", "clock: checks a clock, not behaviour alone (scripts/test runs these last, "
+        "on their own)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from test_policy import arena_binary, run_match
+from test_policy import UNHURRIED_MARGIN_MS, arena_binary, run_match
 
 kaggle_environments = pytest.importorskip("kaggle_environments")
 
@@ -35,9 +35,8 @@ def test_kaggle_s_negamax_and_random_play_in_the_arena(tmp_path):
          "--engine", spec("negamax", agent_file(tmp_path, "negamax")),
          "--engine", spec("random", agent_file(tmp_path, "random")),
          "--games", "10", "--concurrency", "2", "--log", str(log),
-         # Kaggle's negamax takes up to a second a move in Python; a loaded
-         # machine must not make it lose on time.
-         "--time-margin", "3000"],
+         # Kaggle's negamax takes up to a second a move in Python.
+         "--time-margin", UNHURRIED_MARGIN_MS],
         capture_output=True, text=True, timeout=600,
     )
     assert out.returncode == 0, out.stderr

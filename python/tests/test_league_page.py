@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from binaries import cargo_binary
-from test_policy import arena_binary
+from test_policy import UNHURRIED_MARGIN_MS, arena_binary
 from test_web import browser, chromium, serving  # noqa: F401 (fixtures)
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -44,8 +44,7 @@ def league_dir(tmp_path_factory):
     engine_folder(root / "drop" / HOSTILE, f"#!/bin/sh\nexec '{c4}' --agent random\n")
     engine_folder(root / "drop/carol", "#!/bin/sh\necho 'I am not an engine'\n")
     (root / "league.toml").write_text('[submission]\nkind = "engine"\n\n[time]\nmove_ms = 20\n'
-                                      # a loaded CI machine stalls a process for hundreds of ms
-                                      'margin_ms = 3000\n')
+                                      f'margin_ms = {UNHURRIED_MARGIN_MS}\n')
     played = subprocess.run(league_command(root, "--rounds", "1"), capture_output=True,
                             text=True, timeout=600)
     assert played.returncode == 0, played.stdout + played.stderr

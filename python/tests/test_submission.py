@@ -22,6 +22,7 @@ def rewards(agents):
     return [s["reward"] for s in last], len(env.steps)
 
 
+@pytest.mark.clock
 def test_our_submission_beats_negamax_and_random_with_either_colour(tmp_path):
     out = tmp_path / "submission"
     assert submission.main(["--out", str(out), "--movetime", "300", "--engine", engine_binary()]) == 0

@@ -495,7 +495,7 @@ mod tests {
     }
 
     #[test]
-    fn the_clock_proves_positions_before_a_layer_on_a_small_budget() {
+    fn the_clocked_search_proves_positions_before_a_layer_on_a_small_budget() {
         use crate::search::Searcher;
         let rules = small();
         let book = small_layer_book();

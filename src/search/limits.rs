@@ -329,7 +329,7 @@ mod tests {
     }
 
     #[test]
-    fn clock_budget_stays_within_the_clock() {
+    fn a_budget_stays_within_the_clock() {
         let ms = Duration::from_millis;
         for left in [1, 5, 30, 100, 1000, 60_000] {
             for inc in [0, 10, 1000] {

@@ -38,6 +38,14 @@ pub fn arena() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
 }
 
+/// The time beyond its move time that the tests of play (not of the
+/// clock) give every engine, in milliseconds: ten seconds, which no engine
+/// that answers reaches however loaded the machine, so that a game's
+/// result never depends on the machine's speed; only a hung engine would
+/// reach it. The clock's own tests (named `clock_...`, run on their own
+/// after the others) keep tight margins.
+pub const UNHURRIED_MARGIN_MS: &str = "10000";
+
 /// The misbehaving engine (`examples/fake_engine.rs`), which `cargo test`
 /// builds beside the tests.
 pub fn fake(mode: &str) -> String {
@@ -57,6 +65,7 @@ pub fn grading_with_log(dir: &Path, log: &Path) -> Command {
             "name=student,cmd=self,option.agent=greedy",
         ])
         .args(["--games", "2", "--match-games", "2", "--tactics", "1"])
+        .args(["--time-margin", UNHURRIED_MARGIN_MS])
         .arg("--results")
         .arg(dir.join("results.json"))
         .arg("--log")
