@@ -461,3 +461,27 @@ exec '{c4}' --agent random
         Vec::<u32>::new()
     );
 }
+
+/// Issue #70, item 3: a league's folder from before the database's schema
+/// had a version: its status is what that program printed, games and
+/// ratings unchanged.
+#[test]
+fn a_league_of_the_unversioned_schema_shows_the_same_status() {
+    let root = scratch("league-schema-0");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/league/fixtures");
+    std::fs::create_dir_all(root.join("league")).unwrap();
+    std::fs::copy(
+        fixtures.join("league-schema-0.db"),
+        root.join("league/league.db"),
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(fixtures.join("league-schema-0.status.txt")).unwrap();
+    let status = Command::new(arena_path())
+        .args(["league", "--dir"])
+        .arg(root.join("league"))
+        .arg("--status")
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    assert_eq!(String::from_utf8(status.stdout).unwrap(), before);
+}

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use connect4_match::ending::Reason;
+use connect4_match::ending::{GameResult, Reason};
 use connect4_match::log::GameLine;
 use connect4_match::results::Summary;
 use predicates::prelude::*;
@@ -306,16 +306,15 @@ fn an_sprt_keeps_its_first_crossing_when_later_games_undo_it() {
                 1.0 - a_points
             };
             g.result = match first_points {
-                1.0 => "1-0",
-                0.0 => "0-1",
-                _ => "1/2-1/2",
-            }
-            .into();
+                1.0 => GameResult::FirstWon,
+                0.0 => GameResult::SecondWon,
+                _ => GameResult::Draw,
+            };
             // As an adjudication from the opening, the result fits the
             // position (a log's results must fit its moves to be resumed).
             g.moves = g.opening.clone();
             g.plies.clear();
-            g.reason = connect4_match::ending::Reason::Adjudicated;
+            g.reason = Reason::Adjudicated;
             serde_json::to_string(&g).unwrap()
         })
         .collect();

@@ -41,8 +41,8 @@ pub struct Side {
 pub struct Exported {
     /// The game's number.
     pub game: i64,
-    /// `calibration`, `ladder` or `final`.
-    pub kind: String,
+    /// What the game is for.
+    pub kind: crate::kinds::GameKind,
     /// The side moving first.
     pub first: Side,
     /// The side moving second.
@@ -59,7 +59,7 @@ impl Exported {
             id: self.game,
             first: self.first.id,
             second: self.second.id,
-            kind: self.kind.clone(),
+            kind: self.kind,
             opening: self.opening.clone(),
             seed: self.seed,
         }
@@ -99,7 +99,7 @@ pub fn export(store: &Store, copies: &Path, path: &Path) -> Result<usize> {
     for g in &unplayed {
         let exported = Exported {
             game: g.id,
-            kind: g.kind.clone(),
+            kind: g.kind,
             first: side(g.first)?,
             second: side(g.second)?,
             opening: g.opening.clone(),
@@ -286,7 +286,7 @@ pub fn checked(
         ("first player", line.first.as_str(), names.0),
         ("second player", line.second.as_str(), names.1),
         ("opening", line.opening.as_str(), game.opening.as_str()),
-        ("rules", line.rules.as_str(), standard.as_str()),
+        ("rules", &line.rules.to_string(), standard.as_str()),
     ];
     for (what, said, wanted) in expected {
         if said != wanted {
@@ -310,25 +310,22 @@ pub fn checked(
         Reason::Adjudicated => {
             return Err("it was adjudicated, and the league adjudicates none".into());
         }
-        r if r.is_forfeit() && line.moves.len() > line.opening.len() => {
-            let mover = match position.side_to_move() {
-                connect4::Player::First => "0-1",
-                connect4::Player::Second => "1-0",
-            };
-            if line.result != mover {
-                return Err(format!(
-                    "its result {} by {r} is not a forfeit of the side to move",
-                    line.result
-                ));
-            }
+        r if r.is_forfeit()
+            && line.moves.len() > line.opening.len()
+            && line.result.loser() != Some(position.side_to_move()) =>
+        {
+            return Err(format!(
+                "its result {} by {r} is not a forfeit of the side to move",
+                line.result
+            ));
         }
         _ => {}
     }
     (line.game, line.pair, line.run) = (game.id as u64, game.id as u64, "league".into());
     let (accuracy, slips) = crate::games::judged(judge, &line);
     Ok(Played {
-        result: line.result.clone(),
-        reason: line.reason.to_string(),
+        result: line.result,
+        reason: line.reason,
         accuracy,
         slips,
         line: serde_json::to_string(&line).map_err(|e| e.to_string())?,
@@ -385,6 +382,7 @@ pub fn record(table: &Table, files: &[&Path]) -> Result<Recorded> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect4_match::ending::{GameResult, Reason};
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("c4-batch-{name}-{}", std::process::id()));
@@ -395,8 +393,8 @@ mod tests {
 
     fn result_line(game: i64) -> String {
         let played = Played {
-            result: "1-0".into(),
-            reason: "line".into(),
+            result: GameResult::FirstWon,
+            reason: Reason::Line,
             line: "{}".into(),
             accuracy: [(1, 1), (1, 0)],
             slips: Vec::new(),
@@ -417,8 +415,8 @@ mod tests {
             line["detail"] = d.into();
         }
         Played {
-            result: "1-0".into(),
-            reason: "line".into(),
+            result: GameResult::FirstWon,
+            reason: Reason::Line,
             line: line.to_string(),
             accuracy: [(40, 40), (0, 0)],
             slips: Vec::new(),
@@ -434,7 +432,7 @@ mod tests {
             id: 7,
             first: 1,
             second: 2,
-            kind: "ladder".into(),
+            kind: crate::kinds::GameKind::Ladder,
             opening: "44".into(),
             seed: 5,
         };
@@ -469,8 +467,8 @@ mod tests {
         let true_game = task_game("441122", "0-1", "crash", Some(forged_detail));
         let played = checked(&game, names, &true_game, &mut judge).unwrap();
         assert_eq!(
-            (played.result.as_str(), played.reason.as_str()),
-            ("0-1", "crash")
+            (played.result, played.reason),
+            (GameResult::SecondWon, Reason::Crash)
         );
         assert_ne!(played.accuracy, [(40, 40), (0, 0)]);
         assert!(!played.line.contains('\n'), "{}", played.line);
@@ -480,7 +478,7 @@ mod tests {
             &task_game("4455667", "1-0", "line", None),
             &mut judge,
         );
-        assert_eq!(won.unwrap().result, "1-0");
+        assert_eq!(won.unwrap().result, GameResult::FirstWon);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use connect4::Rules;
 use connect4::book::Book;
 use connect4::score::Outcome;
 use connect4::search::verdict::Judge;
+use connect4_match::ending::GameResult;
 use connect4_match::log::GameLine;
 use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::schedule::Job;
@@ -169,8 +170,8 @@ pub fn play(
     );
     let (accuracy, slips) = judged(judge, &line);
     Ok(Some(Played {
-        result: line.result.clone(),
-        reason: line.reason.to_string(),
+        result: line.result,
+        reason: line.reason,
         accuracy,
         slips,
         line: serde_json::to_string(&line).context("a game line")?,
@@ -189,9 +190,9 @@ fn seats(specs: [EngineSpec; 2], margin: Duration) -> [Seat; 2] {
 /// the game).
 pub fn record(table: &Table, game: &GameRow, played: &Played) -> Result<bool> {
     let mut store = table.store.lock().unwrap_or_else(|e| e.into_inner());
-    let ratings = match game.kind.as_str() {
-        "ladder" => Some(rated(&store, game, &played.result)?),
-        _ => None,
+    let ratings = match game.kind.is_rated() {
+        true => Some(rated(&store, game, played.result)?),
+        false => None,
     };
     let recorded = store.record(game, played, ratings)?;
     if recorded {
@@ -217,7 +218,7 @@ fn append(log: &Path, line: &str) -> Result<()> {
 
 /// The ratings of the players of `game` after it ended `result`, from
 /// their ratings now.
-fn rated(store: &Store, game: &GameRow, result: &str) -> Result<(Rating, Rating)> {
+fn rated(store: &Store, game: &GameRow, result: GameResult) -> Result<(Rating, Rating)> {
     let now = |id| {
         store
             .rating(id)?

@@ -21,6 +21,7 @@ use connect4_match::spec::EngineSpec;
 use sha2::{Digest, Sha256};
 
 use crate::isolation::{Entrant, Isolation};
+use crate::kinds::State;
 use crate::rating::Rating;
 use crate::store::{Player, Store};
 
@@ -141,8 +142,8 @@ fn record(
     checked: Result<EngineSpec, String>,
 ) -> Result<Entry> {
     let (state, spec, note) = match &checked {
-        Ok(spec) => ("active", spec.text.clone(), None),
-        Err(why) => ("rejected", String::new(), Some(why.clone())),
+        Ok(spec) => (State::Active, spec.text.clone(), None),
+        Err(why) => (State::Rejected, String::new(), Some(why.clone())),
     };
     store.add_player(&Player {
         id: 0,
@@ -151,7 +152,7 @@ fn record(
         version,
         fingerprint,
         spec,
-        state: state.into(),
+        state,
         note,
         rating: Rating::default(),
     })?;

@@ -7,13 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::games::label;
+use crate::kinds::{GameKind, State};
 use crate::rating::{self, Rating, Replayed};
 use crate::store::{Player, Store, StoreError, Tally};
 
 /// The players of the table of the games of `kind`, in its order, each
 /// with its record: `ladder` ranks the active players (anchors too) by
 /// rating, `final` the active students by points.
-pub fn rows(store: &Store, kind: &str) -> Result<Vec<(Player, Tally)>, StoreError> {
+pub fn rows(store: &Store, kind: GameKind) -> Result<Vec<(Player, Tally)>, StoreError> {
     rows_among(store, &store.players()?, kind)
 }
 
@@ -21,7 +22,7 @@ pub fn rows(store: &Store, kind: &str) -> Result<Vec<(Player, Tally)>, StoreErro
 pub fn rows_among(
     store: &Store,
     players: &[Player],
-    kind: &str,
+    kind: GameKind,
 ) -> Result<Vec<(Player, Tally)>, StoreError> {
     let tallies = store.tallies(kind)?;
     let tally = |id| {
@@ -33,10 +34,10 @@ pub fn rows_among(
     };
     let mut rows: Vec<_> = players
         .iter()
-        .filter(|p| p.state == "active" && (kind == "ladder" || !p.anchor))
+        .filter(|p| p.state == State::Active && (kind == GameKind::Ladder || !p.anchor))
         .map(|p| (p.clone(), tally(p.id)))
         .collect();
-    if kind == "final" {
+    if kind == GameKind::Final {
         rows.sort_by(|a, b| b.1.points.total_cmp(&a.1.points));
     } else {
         rows.sort_by(|a, b| b.0.rating.ordinal().total_cmp(&a.0.rating.ordinal()));
@@ -48,7 +49,7 @@ pub fn rows_among(
 pub fn refused(players: &[Player]) -> Vec<&Player> {
     players
         .iter()
-        .filter(|p| p.state == "rejected")
+        .filter(|p| p.state == State::Rejected)
         .filter(|p| {
             !players
                 .iter()
@@ -59,7 +60,7 @@ pub fn refused(players: &[Player]) -> Vec<&Player> {
 
 /// The table of the games of `kind`: `ladder` ranks by rating, `final`
 /// by points.
-pub fn table(store: &Store, kind: &str) -> Result<String, StoreError> {
+pub fn table(store: &Store, kind: GameKind) -> Result<String, StoreError> {
     let mut out = String::new();
     if store.note(crate::isolation::NOTE)?.is_some() {
         let _ = writeln!(out, "WARNING: {}", crate::isolation::WARNING);
@@ -129,10 +130,7 @@ pub fn audit(store: &Store) -> Result<String, StoreError> {
         })
         .collect();
     let history = store.ladder_history()?;
-    rating::replay(
-        &mut ratings,
-        history.iter().map(|(a, b, r)| (*a, *b, r.as_str())),
-    );
+    rating::replay(&mut ratings, history.iter().copied());
     let worst = players
         .iter()
         .filter_map(|p| {

@@ -24,6 +24,7 @@ pub mod batch;
 pub mod games;
 pub mod intake;
 pub mod isolation;
+pub mod kinds;
 pub mod ladder;
 pub mod pairing;
 pub mod rating;
@@ -44,6 +45,7 @@ use connect4_match::schedule::OpeningSource;
 
 use crate::intake::{Entry, Intake};
 use crate::isolation::Isolation;
+use crate::kinds::{GameKind, State};
 use crate::rating::{Rating, Replayed};
 use crate::store::{GameRow, Player, Store};
 
@@ -169,7 +171,11 @@ pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
     let store = Mutex::new(Store::open(&database(&args.dir))?);
     if args.status {
         let s = store.lock().unwrap_or_else(|e| e.into_inner());
-        print!("{}{}", ladder::table(&s, "ladder")?, ladder::audit(&s)?);
+        print!(
+            "{}{}",
+            ladder::table(&s, GameKind::Ladder)?,
+            ladder::audit(&s)?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let config = match &args.config {
@@ -284,7 +290,7 @@ impl League<'_> {
                 version: 0,
                 fingerprint: String::new(),
                 spec: spec.to_string(),
-                state: "active".into(),
+                state: State::Active,
                 note: None,
                 rating: Rating::default(),
             })?;
@@ -292,7 +298,9 @@ impl League<'_> {
         let players: Vec<Player> = self.store().players()?;
         let refs: Vec<&Player> = players.iter().filter(|p| p.anchor).collect();
         let mut games = pairing::final_round(&refs, &openings(7)?, self.args.calibration_pairs);
-        games.iter_mut().for_each(|g| g.kind = "calibration".into());
+        games
+            .iter_mut()
+            .for_each(|g| g.kind = GameKind::Calibration);
         self.store().schedule(&games)?;
         Ok(())
     }
@@ -315,22 +323,7 @@ impl League<'_> {
                 )
             })
             .collect();
-        let id = |name: &str| {
-            anchors
-                .iter()
-                .find(|p| games::label(p) == name)
-                .map_or(-1, |p| p.id)
-        };
-        let lines = store.played_lines(Some("calibration"))?;
-        let mut games = Vec::new();
-        for line in &lines {
-            let g: connect4_match::log::GameLine = serde_json::from_str(line)?;
-            games.push((id(&g.first), id(&g.second), g.result));
-        }
-        rating::replay(
-            &mut ratings,
-            games.iter().map(|(a, b, r)| (*a, *b, r.as_str())),
-        );
+        rating::replay(&mut ratings, store.calibration_games()?);
         for (id, r) in &ratings {
             store.set_rating(*id, r.rating)?;
         }
@@ -362,7 +355,7 @@ impl League<'_> {
             played_here += 1;
             println!("league: round {round} done ({games} games)");
         }
-        print!("{}", ladder::table(&self.store(), "ladder")?);
+        print!("{}", ladder::table(&self.store(), GameKind::Ladder)?);
         Ok(ExitCode::SUCCESS)
     }
 
@@ -378,11 +371,14 @@ impl League<'_> {
     /// games, or `None` when no student is active.
     fn schedule_round(&self, round: u64) -> Result<Option<usize>> {
         let players = self.store().players()?;
-        let active: Vec<&Player> = players.iter().filter(|p| p.state == "active").collect();
+        let active: Vec<&Player> = players
+            .iter()
+            .filter(|p| p.state == State::Active)
+            .collect();
         if active.iter().all(|p| p.anchor) {
             return Ok(None);
         }
-        let tallies = self.store().tallies("ladder")?;
+        let tallies = self.store().tallies(GameKind::Ladder)?;
         let games_of = |id| {
             tallies
                 .iter()
@@ -444,11 +440,11 @@ impl League<'_> {
             .store()
             .unplayed()?
             .iter()
-            .any(|g| g.kind == "calibration");
+            .any(|g| g.kind == GameKind::Calibration);
         if self.store().note("calibrated")?.is_none() && !calibrating {
             self.calibrate()?;
         }
-        print!("{}", ladder::table(&self.store(), "ladder")?);
+        print!("{}", ladder::table(&self.store(), GameKind::Ladder)?);
         Ok(ExitCode::SUCCESS)
     }
 
@@ -460,14 +456,14 @@ impl League<'_> {
             let players = self.store().players()?;
             let students: Vec<&Player> = players
                 .iter()
-                .filter(|p| p.state == "active" && !p.anchor)
+                .filter(|p| p.state == State::Active && !p.anchor)
                 .collect();
             let games = pairing::final_round(&students, &openings(0)?, self.args.final_pairs);
             self.store().schedule(&games)?;
             self.store().set_note("final", "scheduled")?;
         }
         self.play_unplayed()?;
-        let table = ladder::table(&self.store(), "final")?;
+        let table = ladder::table(&self.store(), GameKind::Final)?;
         let path = self.args.dir.join("final.txt");
         connect4::atomic_file::write(&path, &table)
             .with_context(|| format!("writing {}", path.display()))?;

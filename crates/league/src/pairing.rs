@@ -9,6 +9,7 @@
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+use crate::kinds::GameKind;
 use crate::store::{GameRow, Player};
 
 /// Pairs a round gives a student (two games each).
@@ -52,7 +53,7 @@ pub fn round(
                 n => openings[rng.random_range(0..n)].clone(),
             };
             let seed = rng.random_range(1..i64::from(u32::MAX));
-            out.extend(pair(p.id, q.id, &opening, seed, "ladder"));
+            out.extend(pair(p.id, q.id, &opening, seed, GameKind::Ladder));
         }
     }
     out
@@ -70,7 +71,7 @@ pub fn final_round(students: &[&Player], openings: &[String], pairs: usize) -> V
                     .get(k % openings.len().max(1))
                     .cloned()
                     .unwrap_or_default();
-                out.extend(pair(a.id, b.id, &opening, k as i64 + 1, "final"));
+                out.extend(pair(a.id, b.id, &opening, k as i64 + 1, GameKind::Final));
                 k += 1;
             }
         }
@@ -79,12 +80,12 @@ pub fn final_round(students: &[&Player], openings: &[String], pairs: usize) -> V
 }
 
 /// The two games of a pair: `a` first, then `b` first, from one opening.
-fn pair(a: i64, b: i64, opening: &str, seed: i64, kind: &str) -> [GameRow; 2] {
+fn pair(a: i64, b: i64, opening: &str, seed: i64, kind: GameKind) -> [GameRow; 2] {
     let game = |first, second| GameRow {
         id: 0,
         first,
         second,
-        kind: kind.to_string(),
+        kind,
         opening: opening.to_string(),
         seed,
     };
@@ -104,7 +105,7 @@ mod tests {
             version: 1,
             fingerprint: String::new(),
             spec: String::new(),
-            state: "active".into(),
+            state: crate::kinds::State::Active,
             note: None,
             rating: Rating { mu, sigma: 1.0 },
         }
@@ -142,7 +143,7 @@ mod tests {
         assert!(
             games
                 .iter()
-                .all(|g| g.kind == "ladder" && g.opening == "44")
+                .all(|g| g.kind == GameKind::Ladder && g.opening == "44")
         );
     }
 

@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 
 use connect4::score::Outcome;
+use connect4_match::ending::GameResult;
 
 /// A rating: the mean of a player's strength and its standard deviation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,13 +88,12 @@ pub fn rate(a: Rating, b: Rating, result: Outcome) -> (Rating, Rating) {
     )
 }
 
-/// The outcome for the first player of a game log's result: `1-0` a win,
-/// `0-1` a loss, anything else (`1/2-1/2`) a draw.
-pub fn outcome_of(result: &str) -> Outcome {
+/// The outcome of a game's result for its first player.
+pub fn outcome_of(result: GameResult) -> Outcome {
     match result {
-        "1-0" => Outcome::Win,
-        "0-1" => Outcome::Loss,
-        _ => Outcome::Draw,
+        GameResult::FirstWon => Outcome::Win,
+        GameResult::SecondWon => Outcome::Loss,
+        GameResult::Draw => Outcome::Draw,
     }
 }
 
@@ -107,12 +107,12 @@ pub struct Replayed {
     pub fixed: bool,
 }
 
-/// Replays `games` (first, second, result as the log writes it) in order
+/// Replays `games` (first, second, result) in order
 /// over `ratings`, each game moving the ratings of its players that are
 /// not fixed; a game with a player not in `ratings` is left out.
-pub fn replay<'a>(
+pub fn replay(
     ratings: &mut BTreeMap<i64, Replayed>,
-    games: impl IntoIterator<Item = (i64, i64, &'a str)>,
+    games: impl IntoIterator<Item = (i64, i64, GameResult)>,
 ) {
     for (a, b, result) in games {
         let (Some(ra), Some(rb)) = (ratings.get(&a).copied(), ratings.get(&b).copied()) else {
@@ -188,15 +188,19 @@ mod tests {
         let mut ratings = BTreeMap::from([(1, new), (2, anchor), (3, new)]);
         replay(
             &mut ratings,
-            [(1, 2, "1-0"), (3, 9, "1-0"), (3, 1, "1/2-1/2")],
+            [
+                (1, 2, GameResult::FirstWon),
+                (3, 9, GameResult::FirstWon),
+                (3, 1, GameResult::Draw),
+            ],
         );
         assert_eq!(ratings[&2], anchor);
         let (won, _) = rate(Rating::default(), Rating::default(), Outcome::Win);
         let (drew_3, drew_1) = rate(Rating::default(), won, Outcome::Draw);
         assert_eq!(ratings[&1].rating, drew_1);
         assert_eq!(ratings[&3].rating, drew_3);
-        assert_eq!(outcome_of("0-1"), Outcome::Loss);
-        assert_eq!(outcome_of("1/2-1/2"), Outcome::Draw);
+        assert_eq!(outcome_of(GameResult::SecondWon), Outcome::Loss);
+        assert_eq!(outcome_of(GameResult::Draw), Outcome::Draw);
     }
 
     #[test]

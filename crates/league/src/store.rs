@@ -7,12 +7,18 @@
 //! games it had scheduled but not finished played again.
 //!
 //! It is an ordinary SQLite file: `sqlite3 league.db 'select * from
-//! players'` queries it.
+//! players'` queries it. Its schema has a version (`PRAGMA user_version`):
+//! opening a database of an older version brings it to this one, step by
+//! step, each step in a transaction of its own; one of a newer version is
+//! refused with what it is. Its words (a game's kind and result, a
+//! submission's state) are read into types where the rows are read.
 
 use std::path::Path;
 
+use connect4_match::ending::{GameResult, Reason};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::kinds::{GameKind, State};
 use crate::rating::Rating;
 
 /// What went wrong with the league's database.
@@ -25,6 +31,33 @@ pub enum StoreError {
         path: String,
         /// SQLite's error.
         source: rusqlite::Error,
+    },
+    /// A database a newer program wrote.
+    #[error(
+        "the league's database {path} has schema version {version}, and this program knows \
+         versions up to {known}: open it with the connect4 that wrote it, or a newer one"
+    )]
+    Newer {
+        /// The database file.
+        path: String,
+        /// Its schema's version.
+        version: i64,
+        /// The newest version this program knows.
+        known: i64,
+    },
+    /// A database of an older schema, opened to be read only (it cannot
+    /// be brought up to date).
+    #[error(
+        "the league's database {path} has schema version {version}, older than this \
+         program's {known}: run the league on its folder once to bring it up to date"
+    )]
+    Older {
+        /// The database file.
+        path: String,
+        /// Its schema's version.
+        version: i64,
+        /// This program's version.
+        known: i64,
     },
 }
 
@@ -43,8 +76,9 @@ pub struct Player {
     pub fingerprint: String,
     /// How to run it, as an engine spec.
     pub spec: String,
-    /// `active`, `replaced` (by a later submission) or `rejected`.
-    pub state: String,
+    /// Whether it plays, was replaced by a later submission, or was
+    /// refused.
+    pub state: State,
     /// Why it was rejected.
     pub note: Option<String>,
     /// Its rating.
@@ -60,9 +94,9 @@ pub struct GameRow {
     pub first: i64,
     /// The player moving second.
     pub second: i64,
-    /// `calibration` (the anchors among themselves, once), `ladder`
-    /// (rated) or `final` (the final round, not rated).
-    pub kind: String,
+    /// What it is for: the anchors' calibration, a ladder round, the
+    /// final round.
+    pub kind: GameKind,
     /// The opening's move string.
     pub opening: String,
     /// The `newgame` seed.
@@ -72,10 +106,10 @@ pub struct GameRow {
 /// A played game's outcome as it is recorded.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct Played {
-    /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: String,
-    /// Why it ended (the log's reason).
-    pub reason: String,
+    /// The result, the first player's first.
+    pub result: GameResult,
+    /// Why it ended.
+    pub reason: Reason,
     /// The game's log line (JSON), with every move.
     pub line: String,
     /// Each side's moves the solver judged, and how many kept the value
@@ -108,10 +142,25 @@ pub struct Store {
     path: String,
 }
 
-const SCHEMA: &str = "
+/// The connection's settings, set at each opening.
+const SETTINGS: &str = "
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = FULL;
 PRAGMA foreign_keys = ON;
+";
+
+/// The schema's steps: step `i` takes a database of version `i` to
+/// version `i + 1`. Version 0 is a new file, or a league's database from
+/// before the schema had a version (to 2026-12-02), which the first
+/// step's `IF NOT EXISTS` leaves as it is.
+const STEPS: [&str; 1] = [SCHEMA_1];
+
+/// The version of the schema this program writes.
+pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;
+
+/// Version 1: the players, the games, the moves that gave the value away,
+/// the students' numbers and the notes.
+const SCHEMA_1: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
@@ -171,7 +220,9 @@ impl Store {
         connection
             .busy_timeout(std::time::Duration::from_secs(30))
             .map_err(fail)?;
-        connection.execute_batch(SCHEMA).map_err(fail)?;
+        connection.execute_batch(SETTINGS).map_err(fail)?;
+        let mut connection = connection;
+        bring_up_to_date(&mut connection, &shown)?;
         Ok(Store {
             connection,
             path: shown,
@@ -193,6 +244,22 @@ impl Store {
         connection
             .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(fail)?;
+        let version = version_of(&connection).map_err(fail)?;
+        if version != SCHEMA_VERSION {
+            let (path, known) = (shown, SCHEMA_VERSION);
+            return Err(match version > known {
+                true => StoreError::Newer {
+                    path,
+                    version,
+                    known,
+                },
+                false => StoreError::Older {
+                    path,
+                    version,
+                    known,
+                },
+            });
+        }
         Ok(Store {
             connection,
             path: shown,
@@ -232,7 +299,7 @@ impl Store {
                     version: r.get(3)?,
                     fingerprint: r.get(4)?,
                     spec: r.get(5)?,
-                    state: r.get(6)?,
+                    state: word(r, 6)?,
                     note: r.get(7)?,
                     rating: Rating {
                         mu: r.get(8)?,
@@ -251,7 +318,7 @@ impl Store {
             .connection
             .transaction()
             .map_err(|e| fail(&self.path, e))?;
-        if player.state == "active" && !player.anchor {
+        if player.state == State::Active && !player.anchor {
             tx.execute(
                 "DELETE FROM games WHERE result IS NULL AND (first IN \
                  (SELECT id FROM players WHERE student = ?1 AND anchor = 0 AND state = 'active') \
@@ -274,7 +341,7 @@ impl Store {
                 player.version,
                 player.fingerprint,
                 player.spec,
-                player.state,
+                player.state.as_str(),
                 player.note,
                 player.rating.mu,
                 player.rating.sigma
@@ -356,7 +423,7 @@ impl Store {
         for g in games {
             tx.execute(
                 "INSERT INTO games (first, second, kind, opening, seed) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![g.first, g.second, g.kind, g.opening, g.seed],
+                params![g.first, g.second, g.kind.as_str(), g.opening, g.seed],
             )
             .map_err(|e| fail(&self.path, e))?;
         }
@@ -369,11 +436,11 @@ impl Store {
     }
 
     /// The games played of `kind`, oldest first.
-    pub fn played_lines(&self, kind: Option<&str>) -> Result<Vec<String>, StoreError> {
+    pub fn played_lines(&self, kind: Option<GameKind>) -> Result<Vec<String>, StoreError> {
         self.rows(
             "SELECT line FROM games WHERE result IS NOT NULL AND (?1 IS NULL OR kind = ?1) \
                  ORDER BY id",
-            params![kind],
+            params![kind.map(GameKind::as_str)],
             |r| r.get::<_, String>(0),
         )
     }
@@ -387,7 +454,7 @@ impl Store {
                 id: r.get(0)?,
                 first: r.get(1)?,
                 second: r.get(2)?,
-                kind: r.get(3)?,
+                kind: word(r, 3)?,
                 opening: r.get(4)?,
                 seed: r.get(5)?,
             })
@@ -416,8 +483,8 @@ impl Store {
                  WHERE id = ?1 AND result IS NULL",
                 params![
                     game.id,
-                    played.result,
-                    played.reason,
+                    played.result.as_str(),
+                    played.reason.as_str(),
                     played.line,
                     played.accuracy[0].0,
                     played.accuracy[0].1,
@@ -462,13 +529,29 @@ impl Store {
 
     /// The ladder games played, in the order they were recorded: first,
     /// second, result.
-    pub fn ladder_history(&self) -> Result<Vec<(i64, i64, String)>, StoreError> {
-        self.rows(
-            "SELECT first, second, result FROM games WHERE kind = 'ladder' AND result IS NOT NULL \
-                 ORDER BY played_order",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    pub fn ladder_history(&self) -> Result<Vec<(i64, i64, GameResult)>, StoreError> {
+        self.history(GameKind::Ladder, "played_order")
+    }
+
+    /// The anchors' calibration games played, in the order they were
+    /// scheduled: first, second, result.
+    pub fn calibration_games(&self) -> Result<Vec<(i64, i64, GameResult)>, StoreError> {
+        self.history(GameKind::Calibration, "id")
+    }
+
+    /// The games of `kind` played, ordered by the column `order`.
+    fn history(
+        &self,
+        kind: GameKind,
+        order: &str,
+    ) -> Result<Vec<(i64, i64, GameResult)>, StoreError> {
+        let sql = format!(
+            "SELECT first, second, result FROM games WHERE kind = ?1 AND result IS NOT NULL \
+             ORDER BY {order}"
+        );
+        self.rows(&sql, params![kind.as_str()], |r| {
+            Ok((r.get(0)?, r.get(1)?, word(r, 2)?))
+        })
     }
 
     /// The rating of player `id` now.
@@ -508,11 +591,11 @@ impl Store {
             |r| {
                 Ok(PlayedGame {
                     id: r.get(0)?,
-                    kind: r.get(1)?,
+                    kind: word(r, 1)?,
                     first: r.get(2)?,
                     second: r.get(3)?,
-                    result: r.get(4)?,
-                    reason: r.get(5)?,
+                    result: word(r, 4)?,
+                    reason: word(r, 5)?,
                     opening: r.get(6)?,
                     accuracy: [(count(r, 7)?, count(r, 8)?), (count(r, 9)?, count(r, 10)?)],
                 })
@@ -544,7 +627,7 @@ impl Store {
 
     /// Per player: games played of `kind`, points, forfeits by reason,
     /// moves judged and kept.
-    pub fn tallies(&self, kind: &str) -> Result<Vec<Tally>, StoreError> {
+    pub fn tallies(&self, kind: GameKind) -> Result<Vec<Tally>, StoreError> {
         let sql = "SELECT p, COUNT(*), SUM(points), SUM(judged), SUM(kept), \
                  GROUP_CONCAT(forfeit, '|') FROM ( \
                    SELECT first AS p, CASE result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 ELSE 0.5 END AS points, \
@@ -556,7 +639,7 @@ impl Store {
                      judged_second, kept_second, \
                      CASE WHEN result = '1-0' AND reason NOT IN ('line', 'adjudicated') THEN reason END \
                    FROM games WHERE result IS NOT NULL AND kind = ?1) GROUP BY p";
-        self.rows(sql, params![kind], |r| {
+        self.rows(sql, params![kind.as_str()], |r| {
             let forfeits: Option<String> = r.get(5)?;
             Ok(Tally {
                 player: r.get(0)?,
@@ -577,16 +660,16 @@ impl Store {
 pub struct PlayedGame {
     /// The game's number (the log's).
     pub id: i64,
-    /// `calibration`, `ladder` or `final`.
-    pub kind: String,
+    /// What it was for.
+    pub kind: GameKind,
     /// The player moving first.
     pub first: i64,
     /// The player moving second.
     pub second: i64,
-    /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: String,
+    /// The result, the first player's first.
+    pub result: GameResult,
     /// Why it ended.
-    pub reason: String,
+    pub reason: Reason,
     /// The opening's move string.
     pub opening: String,
     /// Each side's moves judged and kept (first, second).
@@ -610,9 +693,138 @@ pub struct Tally {
     pub forfeits: Vec<String>,
 }
 
+/// Column `i` of row `r`, a text read as one of the words of `T` (an
+/// unknown word is SQLite's conversion error, quoting it).
+fn word<T>(r: &rusqlite::Row, i: usize) -> rusqlite::Result<T>
+where
+    T: std::str::FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let text: String = r.get(i)?;
+    text.parse().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// The schema version of the database on `connection`.
+fn version_of(connection: &Connection) -> rusqlite::Result<i64> {
+    connection.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// Brings the database on `connection` (the file `path`) to
+/// [`SCHEMA_VERSION`], a step at a time, each step and its version
+/// written in one transaction; refuses a newer one.
+fn bring_up_to_date(connection: &mut Connection, path: &str) -> Result<(), StoreError> {
+    let fail = |source| fail(path, source);
+    let version = version_of(connection).map_err(fail)?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_string(),
+            version,
+            known: SCHEMA_VERSION,
+        });
+    }
+    for (step, sql) in STEPS.iter().enumerate().skip(version.max(0) as usize) {
+        let tx = connection.transaction().map_err(fail)?;
+        tx.execute_batch(sql).map_err(fail)?;
+        tx.pragma_update(None, "user_version", step as i64 + 1)
+            .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+    }
+    Ok(())
+}
+
 fn fail(path: &str, source: rusqlite::Error) -> StoreError {
     StoreError::Sqlite {
         path: path.to_string(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A league's database from before the schema had a version: two
+    /// students and the anchors after one round (12 ladder games).
+    const SCHEMA_0: &[u8] = include_bytes!("../fixtures/league-schema-0.db");
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("c4-store-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("league.db")
+    }
+
+    #[test]
+    fn a_database_of_schema_0_opens_with_its_games_and_ratings_unchanged() {
+        let path = scratch("schema-0");
+        std::fs::write(&path, SCHEMA_0).unwrap();
+        let e = Store::open_read_only(&path).err().unwrap().to_string();
+        assert!(
+            e.contains("schema version 0, older than this program's 1"),
+            "{e}"
+        );
+        let store = Store::open(&path).unwrap();
+        assert_eq!(version_of(&store.connection).unwrap(), SCHEMA_VERSION);
+        let players = store.players().unwrap();
+        assert_eq!(players.len(), 6);
+        let alice = players.iter().find(|p| p.student == "alice").unwrap();
+        assert_eq!((alice.state, alice.version), (State::Active, 1));
+        assert!((alice.rating.mu - 27.4).abs() < 0.1, "{:?}", alice.rating);
+        let ladder = store.ladder_history().unwrap();
+        assert_eq!(ladder.len(), 12);
+        assert_eq!(store.calibration_games().unwrap().len(), 12);
+        assert_eq!(
+            store.played_lines(Some(GameKind::Ladder)).unwrap().len(),
+            12
+        );
+        let tallies = store.tallies(GameKind::Ladder).unwrap();
+        let of_alice = tallies.iter().find(|t| t.player == alice.id).unwrap();
+        assert_eq!((of_alice.games, of_alice.points), (8, 5.0));
+        drop(store);
+        // Brought up to date, it opens again as it is, and to be read.
+        Store::open(&path).unwrap();
+        assert_eq!(
+            Store::open_read_only(&path).unwrap().players().unwrap(),
+            players
+        );
+    }
+
+    #[test]
+    fn a_database_of_a_newer_schema_is_refused_with_its_version() {
+        let path = scratch("newer");
+        let store = Store::open(&path).unwrap();
+        store
+            .connection
+            .pragma_update(None, "user_version", 7)
+            .unwrap();
+        drop(store);
+        for e in [
+            Store::open(&path).err().unwrap(),
+            Store::open_read_only(&path).err().unwrap(),
+        ] {
+            let e = e.to_string();
+            assert!(
+                e.contains("schema version 7") && e.contains("up to 1"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_word_in_the_database_is_an_error_that_quotes_it() {
+        let path = scratch("words");
+        let store = Store::open(&path).unwrap();
+        store
+            .connection
+            .execute_batch(
+                "PRAGMA ignore_check_constraints = ON;
+                 INSERT INTO players (student, anchor, version, fingerprint, spec, state, mu, sigma)
+                 VALUES ('eve', 0, 1, 'f', 's', 'sleeping', 25.0, 8.3);",
+            )
+            .unwrap();
+        let e = store.players().unwrap_err().to_string();
+        assert!(e.contains("state 'sleeping' is none of active"), "{e}");
     }
 }

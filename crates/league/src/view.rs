@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::games::label;
+use crate::kinds::GameKind;
 use crate::ladder;
 use crate::store::{PlayedGame, Player, Store, StoreError, Tally};
 
@@ -46,12 +47,12 @@ impl View {
     pub fn ladder(&self) -> Result<Value, StoreError> {
         let store = self.store()?;
         let players = store.players()?;
-        let ladder: Vec<Value> = ladder::rows_among(&store, &players, "ladder")?
+        let ladder: Vec<Value> = ladder::rows_among(&store, &players, GameKind::Ladder)?
             .iter()
             .enumerate()
             .map(|(i, (p, t))| row(i, p, t))
             .collect();
-        let last_round = ladder::rows_among(&store, &players, "final")?;
+        let last_round = ladder::rows_among(&store, &players, GameKind::Final)?;
         let final_round: Vec<Value> = last_round
             .iter()
             .filter(|(_, t)| t.games > 0)
@@ -101,7 +102,7 @@ impl View {
         let ids: Vec<i64> = theirs.iter().map(|p| p.id).collect();
         let played = store.games_of(name, anchor, MOST_GAMES)?;
         let games: Vec<Value> = played.iter().map(|g| game(g, &ids, &label_of)).collect();
-        let ladder = ladder::rows_among(&store, &players, "ladder")?;
+        let ladder = ladder::rows_among(&store, &players, GameKind::Ladder)?;
         let submissions: Vec<Value> = theirs.iter().map(|p| submission(p)).collect();
         Ok(Some(json!({
             "student": name,
@@ -179,10 +180,9 @@ fn latest_record(
 fn game(g: &PlayedGame, ids: &[i64], label_of: &dyn Fn(i64) -> String) -> Value {
     let first = ids.contains(&g.first);
     let side = usize::from(!first);
-    let points = match (g.result.as_str(), first) {
-        ("1-0", true) | ("0-1", false) => 1.0,
-        ("1-0", false) | ("0-1", true) => 0.0,
-        _ => 0.5,
+    let points = match first {
+        true => g.result.first_points(),
+        false => 1.0 - g.result.first_points(),
     };
     json!({
         "game": g.id, "kind": g.kind, "first": label_of(g.first), "second": label_of(g.second),
@@ -206,7 +206,7 @@ mod tests {
             version,
             fingerprint: format!("{student}{version}"),
             spec: "name=x,cmd=self".into(),
-            state: state.into(),
+            state: state.parse().unwrap(),
             note: (state == "rejected").then(|| "the validation game was lost".into()),
             rating: Rating::default(),
         }
@@ -235,7 +235,7 @@ mod tests {
             id: 0,
             first,
             second,
-            kind: "ladder".into(),
+            kind: GameKind::Ladder,
             opening: "44".into(),
             seed: 1,
         };
@@ -251,8 +251,8 @@ mod tests {
             after: "loss".into(),
         };
         let played = |result: &str, slips: Vec<Slip>| Played {
-            result: result.into(),
-            reason: "line".into(),
+            result: result.parse().unwrap(),
+            reason: connect4_match::ending::Reason::Line,
             line: "{}".into(),
             accuracy: [(10, 9), (10, 10)],
             slips,

@@ -1,5 +1,5 @@
-//! How a game ends: the reason, shared by the log, the tables, grading and
-//! compliance, and the record of the end.
+//! How a game ends: the result and the reason, shared by the log, the
+//! tables, grading, the league and compliance, and the record of the end.
 
 use std::fmt;
 
@@ -65,9 +65,121 @@ impl Reason {
     }
 }
 
+/// A reason that is none of the log's; the message quotes it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "reason '{0}' is none of line, full board, adjudicated, illegal move, time, crash, stall and protocol"
+)]
+pub struct ReasonError(pub String);
+
+impl std::str::FromStr for Reason {
+    type Err = ReasonError;
+
+    fn from_str(s: &str) -> Result<Reason, ReasonError> {
+        [Reason::Line, Reason::FullBoard, Reason::Adjudicated]
+            .into_iter()
+            .chain(Reason::FORFEITS)
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| ReasonError(s.to_string()))
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// A game's result, the first player's first. The log spells each as the
+/// text of [`GameResult::as_str`] (`1-0`, `0-1`, `1/2-1/2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// The first player won.
+    FirstWon,
+    /// The second player won.
+    SecondWon,
+    /// Neither did.
+    Draw,
+}
+
+/// A result that is none of `1-0`, `0-1` and `1/2-1/2`; the message quotes
+/// it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("result '{0}' is none of 1-0, 0-1 and 1/2-1/2")]
+pub struct ResultError(pub String);
+
+impl GameResult {
+    /// The result of a game `winner` won (`None`: a draw).
+    pub fn of_winner(winner: Option<Player>) -> GameResult {
+        match winner {
+            Some(Player::First) => GameResult::FirstWon,
+            Some(Player::Second) => GameResult::SecondWon,
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The player who won, or `None` for a draw.
+    pub fn winner(self) -> Option<Player> {
+        match self {
+            GameResult::FirstWon => Some(Player::First),
+            GameResult::SecondWon => Some(Player::Second),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// The player who lost, or `None` for a draw.
+    pub fn loser(self) -> Option<Player> {
+        self.winner().map(Player::other)
+    }
+
+    /// The first player's points: 1, 1/2 or 0.
+    pub fn first_points(self) -> f64 {
+        match self {
+            GameResult::FirstWon => 1.0,
+            GameResult::SecondWon => 0.0,
+            GameResult::Draw => 0.5,
+        }
+    }
+
+    /// The result as the log spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::FirstWon => "1-0",
+            GameResult::SecondWon => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GameResult {
+    type Err = ResultError;
+
+    fn from_str(s: &str) -> Result<GameResult, ResultError> {
+        match s {
+            "1-0" => Ok(GameResult::FirstWon),
+            "0-1" => Ok(GameResult::SecondWon),
+            "1/2-1/2" => Ok(GameResult::Draw),
+            other => Err(ResultError(other.to_string())),
+        }
+    }
+}
+
+impl Serialize for GameResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for GameResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameResult, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -112,7 +224,26 @@ mod tests {
             let json = serde_json::to_string(&r).unwrap();
             assert_eq!(json, format!("\"{}\"", r.as_str()));
             assert_eq!(serde_json::from_str::<Reason>(&json).unwrap(), r);
+            assert_eq!(r.as_str().parse::<Reason>(), Ok(r));
         }
         assert!(Reason::Crash.is_forfeit() && !Reason::Adjudicated.is_forfeit());
+    }
+
+    #[test]
+    fn the_log_spells_each_result_as_it_always_did_and_refuses_others() {
+        for (r, text) in [
+            (GameResult::FirstWon, "1-0"),
+            (GameResult::SecondWon, "0-1"),
+            (GameResult::Draw, "1/2-1/2"),
+        ] {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{text}\""));
+            assert_eq!(serde_json::from_str::<GameResult>(&json).unwrap(), r);
+            assert_eq!(GameResult::of_winner(r.winner()), r);
+        }
+        let e = serde_json::from_str::<GameResult>("\"1-1\"").unwrap_err();
+        assert!(e.to_string().contains("result '1-1' is none of"), "{e}");
+        assert_eq!(GameResult::FirstWon.loser(), Some(Player::Second));
+        assert_eq!(GameResult::Draw.first_points(), 0.5);
     }
 }

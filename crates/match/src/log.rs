@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use connect4::{Player, Rules};
 use serde::{Deserialize, Serialize};
 
-use crate::ending::Reason;
+use crate::ending::{GameResult, Reason};
 use crate::play::{GameRecord, MoveRecord};
 use crate::schedule::Job;
 
@@ -26,14 +26,15 @@ pub struct GameLine {
     pub first: String,
     /// The engine moving second.
     pub second: String,
-    /// The board.
-    pub rules: String,
+    /// The board, spelled `7x6x4` in the log.
+    #[serde(with = "rules_text")]
+    pub rules: Rules,
     /// The opening's move string.
     pub opening: String,
     /// Every move, opening included.
     pub moves: String,
-    /// `1-0`, `0-1` or `1/2-1/2`, first player's result first.
-    pub result: String,
+    /// The result, the first player's first (`1-0`, `0-1`, `1/2-1/2`).
+    pub result: GameResult,
     /// Why the game ended: a line, a full board, adjudication, or the
     /// loser's forfeit.
     pub reason: Reason,
@@ -74,10 +75,10 @@ impl GameLine {
             pair: job.pair,
             first,
             second,
-            rules: rules.to_string(),
+            rules,
             opening: job.opening.clone(),
             moves: game.moves,
-            result: result_text(game.end.winner).into(),
+            result: GameResult::of_winner(game.end.winner),
             reason: game.end.reason,
             detail: game.end.detail,
             seed: connect4::openings::game_seed(seed, job.game),
@@ -94,16 +95,8 @@ impl GameLine {
     /// only in a game still going on). The error says what is wrong, for a
     /// log changed by hand or damaged.
     pub fn check(&self) -> Result<(), String> {
-        let winner = match self.result.as_str() {
-            "1-0" => Some(Player::First),
-            "0-1" => Some(Player::Second),
-            "1/2-1/2" => None,
-            other => return Err(format!("result '{other}' is none of 1-0, 0-1 and 1/2-1/2")),
-        };
-        let rules: Rules = self
-            .rules
-            .parse()
-            .map_err(|e| format!("rules '{}': {e}", self.rules))?;
+        let winner = self.result.winner();
+        let rules = self.rules;
         if !self.moves.starts_with(&self.opening) {
             return Err(format!(
                 "the moves '{}' do not start with the opening '{}'",
@@ -137,29 +130,37 @@ impl GameLine {
 
     /// The engine that lost, if the game was decided.
     pub fn loser(&self) -> Option<&str> {
-        match self.result.as_str() {
-            "1-0" => Some(&self.second),
-            "0-1" => Some(&self.first),
-            _ => None,
+        self.result.loser().map(|p| self.name_of(p))
+    }
+
+    /// The name of the engine that played as `player`.
+    pub fn name_of(&self, player: Player) -> &str {
+        match player {
+            Player::First => &self.first,
+            Player::Second => &self.second,
         }
     }
 
     /// The points of the first player: 1, 1/2 or 0.
     pub fn first_points(&self) -> f64 {
-        match self.result.as_str() {
-            "1-0" => 1.0,
-            "0-1" => 0.0,
-            _ => 0.5,
-        }
+        self.result.first_points()
     }
 }
 
-/// The result string of the log, first player's result first.
-fn result_text(winner: Option<Player>) -> &'static str {
-    match winner {
-        Some(Player::First) => "1-0",
-        Some(Player::Second) => "0-1",
-        None => "1/2-1/2",
+/// The log's spelling of a board (`7x6x4`), read back into [`Rules`]: a
+/// line naming a board the engine cannot play does not parse.
+mod rules_text {
+    use connect4::Rules;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(rules: &Rules, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(rules)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rules, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse()
+            .map_err(|e| serde::de::Error::custom(format!("rules '{text}': {e}")))
     }
 }
 
@@ -346,6 +347,45 @@ impl Writer {
 mod tests {
     use super::*;
 
+    /// Issue #70, item 3: lines an arena wrote before the record had
+    /// types (a win each way, a draw, a forfeit with its detail) read into
+    /// them and are written again as they were.
+    #[test]
+    fn a_log_of_the_text_record_reads_and_is_written_again_unchanged() {
+        let text = include_str!("../fixtures/games-unversioned.jsonl");
+        let mut results = Vec::new();
+        for line in text.lines() {
+            let game: GameLine = serde_json::from_str(line).unwrap();
+            game.check().unwrap();
+            // The same fields and values (serde_json reads the last digit
+            // of a float such as 0.44033100000000003 loosely, whatever type
+            // it goes into).
+            let written = serde_json::to_string(&game).unwrap();
+            let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+            assert_eq!(value(&written), value(line));
+            results.push((game.result, game.reason));
+        }
+        assert_eq!(
+            results,
+            [
+                (GameResult::SecondWon, Reason::Line),
+                (GameResult::FirstWon, Reason::Line),
+                (GameResult::Draw, Reason::FullBoard),
+                (GameResult::FirstWon, Reason::IllegalMove),
+            ]
+        );
+        // A line with a result or a board the record has no word for does
+        // not parse, and says which.
+        let first = text.lines().next().unwrap();
+        for (from, to, said) in [
+            ("\"0-1\"", "\"0:1\"", "result '0:1'"),
+            ("\"7x6x4\"", "\"7x6x1\"", "rules '7x6x1'"),
+        ] {
+            let e = serde_json::from_str::<GameLine>(&first.replace(from, to)).unwrap_err();
+            assert!(e.to_string().contains(said), "{e}");
+        }
+    }
+
     fn game(number: u64) -> GameLine {
         GameLine {
             run: "r".into(),
@@ -353,10 +393,10 @@ mod tests {
             pair: number.div_ceil(2),
             first: "a".into(),
             second: "b".into(),
-            rules: "7x6x4".into(),
+            rules: Rules::STANDARD,
             opening: String::new(),
             moves: "4".into(),
-            result: "1/2-1/2".into(),
+            result: GameResult::Draw,
             reason: Reason::Adjudicated,
             detail: Some("é".into()),
             test: None,

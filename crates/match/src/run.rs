@@ -552,11 +552,10 @@ impl<'a> Recorder<'a> {
     /// Notes the loser's forfeit; an engine whose first games all end in a
     /// forfeit for one reason stops the run.
     fn watch_forfeits(&mut self, job: &Job, line: &GameLine) {
-        let loser = match line.result.as_str() {
-            "1-0" => Some(job.second),
-            "0-1" => Some(job.first),
-            _ => None,
-        };
+        let loser = line.result.loser().map(|p| match p {
+            connect4::Player::First => job.first,
+            connect4::Player::Second => job.second,
+        });
         for engine in [job.first, job.second] {
             self.finished[engine] += 1;
             let early = &mut self.early[engine];

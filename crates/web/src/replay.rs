@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
+use connect4::Game;
 use connect4::book::Book;
 use connect4::search::verdict::{Judge, first_lost};
-use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
 use crate::ApiResult;
@@ -318,10 +318,7 @@ fn new_judge() -> Judge {
 
 /// A game's line with `judge`'s verdict on each move.
 fn judged_line(judge: &mut Judge, line: &GameLine) -> ApiResult {
-    let rules: Rules = line.rules.parse().map_err(|e| ApiError::BadGame {
-        game: line.game,
-        why: format!("rules '{}': {e}", line.rules),
-    })?;
+    let rules = line.rules;
     let game = Game::from_move_string(rules, &line.moves).map_err(|e| ApiError::BadGame {
         game: line.game,
         why: e.to_string(),
@@ -337,7 +334,7 @@ fn judged_line(judge: &mut Judge, line: &GameLine) -> ApiResult {
         .collect();
     Ok(json!({
         "game": line.game, "first": line.first, "second": line.second,
-        "rules": line.rules, "columns": rules.columns(), "rows": rules.rows(),
+        "rules": line.rules.to_string(), "columns": rules.columns(), "rows": rules.rows(),
         "opening": line.opening.len(), "moves": moves, "result": line.result,
         "reason": line.reason, "detail": line.detail, "test": line.test,
         "verdicts": verdicts, "first_lost": first_lost,
