@@ -197,7 +197,7 @@ impl Seat {
             }
             let reply = match budget {
                 Some(b) => await_timed_bestmove(p, id, start, b, margin)?,
-                None => await_untimed_bestmove(p, id, start, max_move_time)?,
+                None => await_untimed_bestmove(p, id, start, (max_move_time, margin))?,
             };
             Ok((reply, start.elapsed()))
         });
@@ -260,15 +260,16 @@ fn await_timed_bestmove(
 }
 
 /// Waits for the final reply to an untimed `go` (a depth or node limit),
-/// pinging the engine when it is quiet; a live engine that takes longer
-/// than `max` loses on time.
+/// pinging the engine when it is quiet: one that does not answer the ping
+/// within [`PING_TIMEOUT`] and `margin` stalls, and a live engine that
+/// takes longer than `max` loses on time.
 fn await_untimed_bestmove(
     p: &mut EngineProcess,
     id: u64,
     start: Instant,
-    max: Duration,
+    (max, margin): (Duration, Duration),
 ) -> Result<Reply, Failure> {
-    match p.recv_final(id, start + max, Some(PING_TIMEOUT), |_| {}) {
+    match p.recv_final(id, start + max, Some(PING_TIMEOUT + margin), |_| {}) {
         Err(Failure::Stall(_)) if start.elapsed() >= max => Err(Failure::Time(format!(
             "no bestmove within {} s, the longest a search without a clock may take \
              (--max-move-time)",

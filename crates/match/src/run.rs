@@ -59,7 +59,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = at_least_one)]
     pub concurrency: Option<usize>,
     /// Time an engine may take beyond its movetime or clock before it
-    /// forfeits on time, for process and pipe overhead (ms).
+    /// forfeits on time, and beyond the 2 s a ping may wait for its pong
+    /// during a search without a clock, for process and pipe overhead (ms).
     #[arg(long, default_value_t = 200)]
     pub time_margin: u64,
     /// Longest a search without a clock (a depth or node limit) may take
