@@ -113,6 +113,8 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
             "24".into(),
             "--concurrency".into(),
             "2".into(),
+            "--time-margin".into(),
+            UNHURRIED_MARGIN_MS.into(),
             "--log".into(),
             log.display().to_string(),
         ]
@@ -142,7 +144,16 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
     let fresh = dir.join("fresh.jsonl");
     arena().args(args(&fresh)).assert().success();
     let moves = |log: &[GameLine]| {
-        let mut m: Vec<(u64, String)> = log.iter().map(|g| (g.game, g.moves.clone())).collect();
+        let mut m: Vec<(u64, String, String)> = log
+            .iter()
+            .map(|g| {
+                (
+                    g.game,
+                    g.moves.clone(),
+                    format!("{} {:?}", g.reason, g.detail),
+                )
+            })
+            .collect();
         m.sort();
         m
     };
