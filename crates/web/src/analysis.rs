@@ -25,8 +25,8 @@ use connect4::search::{Limits, SearchScore, Searcher};
 use connect4::{Game, Player, Position, Rules, Status};
 use serde_json::{Value, json};
 
-use crate::ApiResult;
 use crate::error::ApiError;
+use crate::error::ApiResult;
 use crate::prover::Standing;
 
 /// The time of a first answer, every column together.

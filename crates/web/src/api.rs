@@ -16,8 +16,9 @@ use connect4::Rules;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::error::ApiResult;
 use crate::error::{ApiError, shorten};
-use crate::{ApiResult, Served, analysis, standings};
+use crate::{Served, analysis, standings};
 
 /// A JSON answer or the error that says why not.
 pub type Answer = Result<Json<Value>, ApiError>;

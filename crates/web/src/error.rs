@@ -5,7 +5,10 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use connect4::{MoveError, RulesError};
-use serde_json::json;
+use serde_json::{Value, json};
+
+/// A JSON value, or the error that says why not, for the handlers.
+pub(crate) type ApiResult = Result<Value, ApiError>;
 
 /// Why a request was not answered as asked.
 #[derive(Debug, thiserror::Error)]

@@ -199,6 +199,3 @@ fn listen(host: IpAddr, port: u16) -> Result<(TcpListener, SocketAddr)> {
     let address = listener.local_addr().context("the server's address")?;
     Ok((listener, address))
 }
-
-/// A JSON value, or the error that says why not, for the handlers.
-pub(crate) type ApiResult = Result<Value, error::ApiError>;

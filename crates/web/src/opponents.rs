@@ -9,7 +9,7 @@ use std::time::Duration;
 use connect4::{Game, Rules};
 use serde_json::{Value, json};
 
-use crate::ApiResult;
+use crate::error::ApiResult;
 use crate::error::{ApiError, shorten};
 use connect4_match::play::Seat;
 use connect4_match::spec::EngineSpec;

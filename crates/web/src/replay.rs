@@ -17,8 +17,8 @@ use connect4::book::Book;
 use connect4::search::verdict::{Judge, first_lost};
 use serde_json::{Value, json};
 
-use crate::ApiResult;
 use crate::error::ApiError;
+use crate::error::ApiResult;
 use connect4_match::log::GameLine;
 
 /// The solver's time for one position of a replayed game.

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::replay::Library;
-use crate::ApiResult;
+use crate::error::ApiResult;
 use connect4_match::figures::thin;
 use connect4_match::live::RunInfo;
 use connect4_match::log::GameLine;
