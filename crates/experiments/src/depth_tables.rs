@@ -17,8 +17,8 @@ use connect4::Rules;
 use connect4::lab::plot::{Figure, Panel, Point, Series};
 use connect4::lab::tune::{EvalKind, TuneOptions, Weights, run_figure, tune};
 
-use super::tally::{cost, sides};
-use super::{Context, MatchSetup, Outputs, fixed_depth, play};
+use crate::harness::{Context, MatchSetup, Outputs, fixed_depth, play};
+use crate::tally::{cost, sides};
 use connect4_match::log::GameLine;
 
 /// The deepest depth played.

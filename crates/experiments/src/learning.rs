@@ -11,8 +11,8 @@ use connect4::Rules;
 use connect4::lab::plot::{Figure, Panel, Point, Series};
 use connect4::lab::train::{Hyperparameters, TrainOptions, curve_figure, train};
 
-use super::tally::{Record, sides};
-use super::{Context, MatchSetup, Outputs, own_limit, play};
+use crate::harness::{Context, MatchSetup, Outputs, own_limit, play};
+use crate::tally::{Record, sides};
 
 /// Training games, as in the report.
 const EPISODES: u64 = 12_000;

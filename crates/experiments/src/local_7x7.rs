@@ -9,8 +9,8 @@ use anyhow::Result;
 use connect4::Rules;
 use connect4::lab::stats::PairedTally;
 
-use super::tally::{Record, cost, sides};
-use super::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};
+use crate::harness::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};
+use crate::tally::{Record, cost, sides};
 use connect4_match::figures::run_figure;
 use connect4_match::log::GameLine;
 

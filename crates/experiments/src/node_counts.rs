@@ -16,7 +16,7 @@ use connect4::lab::progress::Progress;
 use connect4::openings::random_openings;
 use connect4::{Game, Rules};
 
-use super::{Context, Outputs};
+use crate::harness::{Context, Outputs};
 
 /// The deepest depth measured.
 const MAX_DEPTH: u32 = 7;

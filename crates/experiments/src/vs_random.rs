@@ -14,8 +14,8 @@ use connect4::lab::plot::{Figure, Panel, Point, Series};
 use connect4::lab::stats::wilson;
 use connect4::{Position, Rules};
 
-use super::tally::{Record, cost, sides};
-use super::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};
+use crate::harness::{Context, MatchSetup, Outputs, fixed_depth, own_limit, play};
+use crate::tally::{Record, cost, sides};
 use connect4_match::log::GameLine;
 
 /// The report's game count.
