@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::Args;
 use crate::class_page::{self, Graded};
+use crate::grading::{Args, config};
 use crate::report::GradescopeResults;
 
 /// Grades every submission of `dir` into `args.out`, then writes the CSV
@@ -33,7 +33,7 @@ pub fn run(args: &Args, dir: &Path) -> Result<ExitCode> {
     check_folders(dir, out)?;
     let names = submissions(dir)?;
     if args.check {
-        crate::config(args)?;
+        config(args)?;
         println!(
             "{} submission(s) in {}: {}; the config reads",
             names.len(),
