@@ -303,7 +303,7 @@ pub fn checked(
             line.seed
         ));
     }
-    line.check()?;
+    line.check().map_err(|e| e.to_string())?;
     let position = connect4::Game::from_move_string(connect4::Rules::STANDARD, &line.moves)
         .map_err(|e| format!("moves '{}': {e}", line.moves))?;
     match line.reason {

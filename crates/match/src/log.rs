@@ -94,17 +94,20 @@ impl GameLine {
     /// result names, a full board for a draw, a forfeit or an adjudication
     /// only in a game still going on). The error says what is wrong, for a
     /// log changed by hand or damaged.
-    pub fn check(&self) -> Result<(), String> {
-        let winner = self.result.winner();
-        let rules = self.rules;
+    pub fn check(&self) -> Result<(), LineError> {
         if !self.moves.starts_with(&self.opening) {
-            return Err(format!(
-                "the moves '{}' do not start with the opening '{}'",
-                self.moves, self.opening
-            ));
+            return Err(LineError::Opening {
+                moves: self.moves.clone(),
+                opening: self.opening.clone(),
+            });
         }
-        let game = connect4::Game::from_move_string(rules, &self.moves)
-            .map_err(|e| format!("moves '{}': {e}", self.moves))?;
+        let game = connect4::Game::from_move_string(self.rules, &self.moves).map_err(|e| {
+            LineError::Moves {
+                moves: self.moves.clone(),
+                why: e.to_string(),
+            }
+        })?;
+        let winner = self.result.winner();
         let status = game.status();
         let fits = match (self.reason, status) {
             (Reason::Line, connect4::Status::Won(p)) => winner == Some(p),
@@ -114,16 +117,15 @@ impl GameLine {
             _ => false,
         };
         if !fits {
-            return Err(format!(
-                "result {} by {} does not fit the final position ({})",
-                self.result,
-                self.reason,
-                match status {
+            return Err(LineError::DoesNotFit {
+                result: self.result,
+                reason: self.reason,
+                position: match status {
                     connect4::Status::Ongoing => "the game goes on".to_string(),
                     connect4::Status::Won(p) => format!("the {p} has a line"),
                     connect4::Status::Draw => "the board is full".to_string(),
-                }
-            ));
+                },
+            });
         }
         Ok(())
     }
@@ -145,6 +147,38 @@ impl GameLine {
     pub fn first_points(&self) -> f64 {
         self.result.first_points()
     }
+}
+
+/// Why a game line is not a game the arena could have logged; each
+/// message quotes what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// The moves do not begin with the opening.
+    #[error("the moves '{moves}' do not start with the opening '{opening}'")]
+    Opening {
+        /// The line's moves.
+        moves: String,
+        /// The line's opening.
+        opening: String,
+    },
+    /// A move the rules refuse.
+    #[error("moves '{moves}': {why}")]
+    Moves {
+        /// The line's moves.
+        moves: String,
+        /// What the rules said.
+        why: String,
+    },
+    /// A result and reason the final position does not bear out.
+    #[error("result {result} by {reason} does not fit the final position ({position})")]
+    DoesNotFit {
+        /// The line's result.
+        result: GameResult,
+        /// The line's reason.
+        reason: Reason,
+        /// What the final position shows.
+        position: String,
+    },
 }
 
 /// The log's spelling of a board (`7x6x4`), read back into [`Rules`]: a
