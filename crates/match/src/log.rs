@@ -217,7 +217,9 @@ pub const MAX_LINE: usize = 1 << 20;
 /// The games of a log, each game number once (the first line of it); a
 /// line that does not parse (a write cut short by a crash, even inside a
 /// multi-byte character) or is over [`MAX_LINE`] bytes is skipped with a
-/// warning, so its game is played again.
+/// warning, so its game is played again; a whole line with a value no game
+/// has (a result such as `2-0`: a log changed by hand) is refused
+/// ([`TailError::NotAGame`]).
 pub fn read(path: &Path) -> Result<Vec<GameLine>> {
     let mut tail = Tail::default();
     let mut games = Vec::new();
@@ -299,6 +301,16 @@ impl Tail {
                         games.push(g);
                     }
                 }
+                // Whole JSON with a value no game has (a result such as
+                // '2-0', a board the engine cannot play): a log changed
+                // by hand, refused; a cut-short write is skipped.
+                Err(e) if e.classify() == serde_json::error::Category::Data => {
+                    return Err(TailError::NotAGame {
+                        line: self.line,
+                        why: e.to_string(),
+                    })
+                    .with_context(|| format!("reading the log {}", path.display()));
+                }
                 Err(e) => self.warn(path, &e.to_string()),
             }
         }
@@ -319,6 +331,14 @@ pub enum TailError {
     /// The file is shorter than what was read: it was replaced.
     #[error("the log is shorter than when it was last read (it was replaced)")]
     Shrank,
+    /// A whole line whose values no game has: the log was changed.
+    #[error("line {line} is not a game the arena could have logged: {why}")]
+    NotAGame {
+        /// The line's number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// A log open for appending, locked against other runs while it is open.
