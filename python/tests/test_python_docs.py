@@ -1,17 +1,20 @@
-"""docs/python.md: every Python example on the page runs, in order, in one
-namespace, against the c4engine module the tests assemble; each printed
-line that the page annotates with `# VALUE` prints that value."""
+"""docs/python.md and the README: every Python example on each page runs, in
+order, in one namespace per page, against the c4engine module the tests
+assemble; each printed line that the page annotates with `# VALUE` prints
+that value."""
 
 import contextlib
 import io
 import re
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "python.md"
+REPO = Path(__file__).resolve().parent.parent.parent
+DOC = REPO / "docs" / "python.md"
+README = REPO / "README.md"
 
 
-def blocks():
-    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+def blocks(page=DOC):
+    return re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
 
 
 def outputs():
@@ -48,3 +51,15 @@ def test_every_example_runs_and_prints_what_the_page_says(c4):
             assert value in printed, f"{value!r} not in:\n{printed}\nfrom:\n{block}"
         if expected is not None:
             assert printed == expected, f"printed:\n{printed}\nthe page says:\n{expected}"
+
+
+def test_the_readme_s_python_quick_start_runs_and_prints_what_it_says(c4):
+    namespace = {}
+    (block,) = blocks(README)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, str(README), "exec"), namespace)
+    values = annotated(block)
+    assert len(values) == 2, values
+    for value in values:
+        assert value in out.getvalue(), f"{value!r} not in:\n{out.getvalue()}"
