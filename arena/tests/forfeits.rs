@@ -481,6 +481,17 @@ fn bad_specs_are_clear_errors() {
         .stderr(predicate::str::contains(
             "'depth=zero': expected a positive integer",
         ));
+    // An option the engine refuses: its message whole, with the names it
+    // knows (it was cut at 120 characters, before them).
+    arena()
+        .args(["match", "--engine", "name=a,cmd=self,option.agent=nope"])
+        .args(["--engine", "name=b,cmd=self"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "unknown agent 'nope'; agents: solver, random, greedy, minimax, alphabeta, \
+             expectimax, mcts, qlearning",
+        ));
     arena()
         .args(["match", "--engine", DEEP, "--engine", MCTS, "--pairs", "1"])
         .assert()

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::debug_log::DebugLog;
 use crate::ending::{GameEnd, Reason};
-use crate::process::{EngineProcess, Failure, REPLY_CHARS, REPLY_TIMEOUT};
+use crate::process::{EngineProcess, Failure, REPLY_CHARS, REPLY_TIMEOUT, quoted};
 use crate::spec::EngineSpec;
 use crate::stderr::StderrLog;
 /// How long a search without a clock (depth- or node-limited) may take by
@@ -150,7 +150,7 @@ impl Seat {
             Reply::Ok { .. } => Ok(()),
             other => Err(Failure::Protocol(format!(
                 "expected ok, got {}",
-                shorten(&other.to_line(), REPLY_CHARS)
+                quoted(&other)
             ))),
         })
     }
@@ -191,7 +191,7 @@ impl Seat {
                 other => {
                     return Err(Failure::Protocol(format!(
                         "position: expected ok, got {}",
-                        shorten(&other.to_line(), REPLY_CHARS)
+                        quoted(&other)
                     )));
                 }
             }

@@ -29,6 +29,19 @@ pub const PING_AFTER: Duration = Duration::from_secs(2);
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Characters of an engine's reply quoted in messages.
 pub const REPLY_CHARS: usize = 120;
+/// Characters of an engine's error message quoted in messages: enough for
+/// the list of valid names an error ends with.
+const ERROR_CHARS: usize = 600;
+
+/// An unexpected reply as messages quote it: an error by its message (so
+/// that a refusal's list of valid names shows whole), anything else as
+/// its line, each shortened.
+pub fn quoted(reply: &Reply) -> String {
+    match reply {
+        Reply::Error { message, .. } => format!("error: {}", shorten(message, ERROR_CHARS)),
+        other => shorten(&other.to_line(), REPLY_CHARS),
+    }
+}
 
 /// How an exchange with an engine failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -249,7 +262,7 @@ impl EngineProcess {
                 other => {
                     return Err(Failure::Protocol(format!(
                         "setoption {name}: {}",
-                        shorten(&other.to_line(), REPLY_CHARS)
+                        quoted(&other)
                     )));
                 }
             }
