@@ -28,7 +28,9 @@ const signed = (x) => (x === null || x === undefined ? "" : (x >= 0 ? "+" : "") 
 /** A pairing's Elo with its interval, or why it has none. */
 function eloWords(p) {
   if (typeof p.elo === "number" && Number.isFinite(p.elo)) {
-    return `Elo ${signed(p.elo)} [95%: ${signed(p.elo_95[0])}, ${signed(p.elo_95[1])}]`;
+    // A bound the games cannot bound (every game of a side won) is infinite.
+    const [low, high] = p.elo_95;
+    return `Elo ${signed(p.elo)} [95%: ${signed(low) || "-inf"}, ${signed(high) || "+inf"}]`;
   }
   if (p.games && p.wins === p.games) return `no finite Elo: ${p.a} won every game`;
   if (p.games && p.losses === p.games) return `no finite Elo: ${p.b} won every game`;
