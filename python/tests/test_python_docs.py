@@ -27,12 +27,14 @@ def outputs():
 
 def annotated(block):
     """The values the page says the block's prints show, in order: the
-    comment after a print, when it starts with a Python value."""
+    comment after a print, when it starts with a Python value (a list, a
+    dict, a number, a word in quotes)."""
     values = []
     for line in block.splitlines():
         if line.startswith("print(") and "#" in line:
             comment = line.split("#", 1)[1].strip()
-            value = re.match(r"^(\[[^\]]*\]( \d+)?|-?\d+|True \d|'\w+'|\d+ \w+)(:|$)", comment)
+            value = re.match(r"^(\[[^\]]*\]( \d+)?|\{[^}]*\}|-?\d+|True \d|'\w+'|\d+ \w+)(:|$)",
+                             comment)
             if value:
                 values.append(value.group(1).strip("'"))
     return values
