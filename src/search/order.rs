@@ -36,7 +36,7 @@ const WINS: u32 = u32::MAX;
 const FIRST: u32 = WINS - 1;
 
 /// The weight of a point of threats against an open line in
-/// [`Scoring::ThreatsAndOpenLines`] (docs/solver.md has the others tried).
+/// [`Scoring::ThreatsAndOpenLines`] (docs/measurements.md has the others tried).
 const THREAT_WEIGHT: u32 = 4;
 
 /// How [`MoveSorter::fill`] scores a move (a move that leaves the opponent
@@ -133,7 +133,7 @@ impl MoveSorter {
     /// best) comes before every other move but one that leaves the
     /// opponent no defence. The first such move (in `order`) ends the
     /// filling: it comes out first, and the moves after it in `order` are
-    /// left out unscored (it wins: docs/solver.md has what that saves).
+    /// left out unscored (it wins: docs/measurements.md has what that saves).
     #[inline]
     pub fn fill(
         p: &Position,

@@ -69,7 +69,7 @@ pub(super) fn outcome_window(min: i32, max: i32) -> Option<i32> {
 /// `[min, max]`, on the side of the outcome: `(min, min + 1)` for a win
 /// (`min > 0`), `(max - 1, max)` otherwise: one probe settles the score
 /// when it is the least the proof of the outcome showed, as on the empty
-/// board (docs/solver.md has what it costs where it is not).
+/// board (docs/measurements.md has what it costs where it is not).
 pub(super) fn edge_window(min: i32, max: i32) -> i32 {
     if min > 0 { min } else { max - 1 }
 }
@@ -114,7 +114,7 @@ impl Solver {
     /// [`HELPERS_AFTER_NODES`] nodes alone and only on processors the
     /// system says are idle (else this thread goes on alone); a helper
     /// sleeps whenever it gets less than half a processor. What each
-    /// choice bought: docs/solver.md.
+    /// choice bought: docs/measurements.md.
     pub(super) fn with_helpers<T>(
         &mut self,
         p: &Position,

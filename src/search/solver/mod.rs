@@ -1,7 +1,7 @@
 //! The exact solver: null-window negamax over the score of the position,
 //! narrowed towards zero; its tables in `tables`, what a node reads of its
 //! children before searching them in `children`, its helper threads in
-//! `helpers`. What each setting bought is in docs/solver.md.
+//! `helpers`. What each setting bought is in docs/measurements.md.
 
 mod children;
 mod helpers;
@@ -33,7 +33,7 @@ const FORCING_FIRST_NODES: u64 = 3_000;
 /// the standard board's 42: its first 12 plies), moves are ordered by
 /// their threats and the lines still open through them
 /// ([`Scoring::ThreatsAndOpenLines`]); deeper, by their threats, the
-/// centre-first order breaking the ties (docs/solver.md has what each
+/// centre-first order breaking the ties (docs/measurements.md has what each
 /// bought).
 const OPEN_LINES_EMPTY: (u32, u32) = (5, 7);
 

@@ -2,7 +2,7 @@
 //! for the positions near the root, and each thread's own small one for
 //! the deep positions (nearly all the nodes); a position and its mirror
 //! image share an entry early in the game. What each size bought:
-//! docs/solver.md.
+//! docs/measurements.md.
 
 use std::sync::Arc;
 
