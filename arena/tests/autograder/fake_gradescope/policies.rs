@@ -9,11 +9,11 @@ const WEAK_POLICY: &str = "from connect4.policy import Policy
 
 
 class Leftmost(Policy):
-def mount(self):
-    pass
+    def mount(self):
+        pass
 
-def act(self, s):
-    return [c for c in range(7) if s[0][c] == 0][0]
+    def act(self, s):
+        return [c for c in range(7) if s[0][c] == 0][0]
 ";
 
 /// A course policy that fails at its first move.
@@ -21,15 +21,15 @@ const CRASHING_POLICY: &str = "from connect4.policy import Policy
 
 
 class Crashing(Policy):
-def mount(self):
-    pass
+    def mount(self):
+        pass
 
-def act(self, s):
-    return helper(s)
+    def act(self, s):
+        return helper(s)
 
 
 def helper(s):
-return 1 // 0
+    return 1 // 0
 ";
 
 /// A course policy that thinks too long.
@@ -39,12 +39,12 @@ from connect4.policy import Policy
 
 
 class Slow(Policy):
-def mount(self):
-    pass
+    def mount(self):
+        pass
 
-def act(self, s):
-    time.sleep(1.5)
-    return 3
+    def act(self, s):
+        time.sleep(1.5)
+        return 3
 ";
 
 const POLICY_CONFIG: &str = include_str!("../../fixtures/policy.toml");
@@ -166,12 +166,12 @@ from connect4.policy import Policy
 
 
 class Patient(Policy):
-def mount(self):
-    pass
+    def mount(self):
+        pass
 
-def act(self, s):
-    time.sleep(0.1)
-    return random.choice([c for c in range(7) if s[0][c] == 0])
+    def act(self, s):
+        time.sleep(0.1)
+        return random.choice([c for c in range(7) if s[0][c] == 0])
 ";
 
 /// One test of a few slow games, so that a grading lasts some seconds.
