@@ -72,18 +72,36 @@ impl State {
     }
 }
 
+/// The one of `words` spelled `text` (by `spelling`), or the error that
+/// names `what` it should have been and the spellings in `known`.
+fn word_of<T: Copy>(
+    text: &str,
+    words: &[T],
+    spelling: fn(T) -> &'static str,
+    (what, known): (&'static str, &'static str),
+) -> Result<T, WordError> {
+    words
+        .iter()
+        .copied()
+        .find(|w| spelling(*w) == text)
+        .ok_or_else(|| WordError {
+            what,
+            text: text.to_string(),
+            known,
+        })
+}
+
 impl FromStr for GameKind {
     type Err = WordError;
 
     fn from_str(s: &str) -> Result<GameKind, WordError> {
-        [GameKind::Calibration, GameKind::Ladder, GameKind::Final]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| WordError {
-                what: "game kind",
-                text: s.to_string(),
-                known: "calibration, ladder and final",
-            })
+        let kinds = [GameKind::Calibration, GameKind::Ladder, GameKind::Final];
+        word_of(
+            s,
+            &kinds,
+            GameKind::as_str,
+            ("game kind", "calibration, ladder and final"),
+        )
     }
 }
 
@@ -91,14 +109,13 @@ impl FromStr for State {
     type Err = WordError;
 
     fn from_str(s: &str) -> Result<State, WordError> {
-        [State::Active, State::Replaced, State::Rejected]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| WordError {
-                what: "state",
-                text: s.to_string(),
-                known: "active, replaced and rejected",
-            })
+        let states = [State::Active, State::Replaced, State::Rejected];
+        word_of(
+            s,
+            &states,
+            State::as_str,
+            ("state", "active, replaced and rejected"),
+        )
     }
 }
 

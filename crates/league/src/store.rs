@@ -216,12 +216,11 @@ impl Store {
             path: shown.clone(),
             source,
         };
-        let connection = Connection::open(path).map_err(fail)?;
+        let mut connection = Connection::open(path).map_err(fail)?;
         connection
             .busy_timeout(std::time::Duration::from_secs(30))
             .map_err(fail)?;
         connection.execute_batch(SETTINGS).map_err(fail)?;
-        let mut connection = connection;
         bring_up_to_date(&mut connection, &shown)?;
         Ok(Store {
             connection,
@@ -245,20 +244,8 @@ impl Store {
             .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(fail)?;
         let version = version_of(&connection).map_err(fail)?;
-        if version != SCHEMA_VERSION {
-            let (path, known) = (shown, SCHEMA_VERSION);
-            return Err(match version > known {
-                true => StoreError::Newer {
-                    path,
-                    version,
-                    known,
-                },
-                false => StoreError::Older {
-                    path,
-                    version,
-                    known,
-                },
-            });
+        if let Some(e) = unreadable(version, &shown, false) {
+            return Err(e);
         }
         Ok(Store {
             connection,
@@ -711,18 +698,34 @@ fn version_of(connection: &Connection) -> rusqlite::Result<i64> {
     connection.query_row("PRAGMA user_version", [], |r| r.get(0))
 }
 
+/// Why a database of schema `version` (the file `path`) cannot be used,
+/// if it cannot: a newer one never; an older one only if it can be
+/// brought up to date (`can_migrate`).
+fn unreadable(version: i64, path: &str, can_migrate: bool) -> Option<StoreError> {
+    let (path, known) = (path.to_string(), SCHEMA_VERSION);
+    match version {
+        v if v > known => Some(StoreError::Newer {
+            path,
+            version,
+            known,
+        }),
+        v if v < known && !can_migrate => Some(StoreError::Older {
+            path,
+            version,
+            known,
+        }),
+        _ => None,
+    }
+}
+
 /// Brings the database on `connection` (the file `path`) to
 /// [`SCHEMA_VERSION`], a step at a time, each step and its version
 /// written in one transaction; refuses a newer one.
 fn bring_up_to_date(connection: &mut Connection, path: &str) -> Result<(), StoreError> {
     let fail = |source| fail(path, source);
     let version = version_of(connection).map_err(fail)?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::Newer {
-            path: path.to_string(),
-            version,
-            known: SCHEMA_VERSION,
-        });
+    if let Some(e) = unreadable(version, path, true) {
+        return Err(e);
     }
     for (step, sql) in STEPS.iter().enumerate().skip(version.max(0) as usize) {
         let tx = connection.transaction().map_err(fail)?;
