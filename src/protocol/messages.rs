@@ -5,7 +5,7 @@
 //! `protocol/README.md` for the specification in prose.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::protocol::fields::{self, FieldError};
 use crate::protocol::lines::shorten;
@@ -102,8 +102,19 @@ impl Serialize for RawId {
     }
 }
 
-/// The `id` of a request line, as its JSON text, read without reading the
-/// rest of the line (which may not be valid).
+/// A request line read once: the `id` as its JSON text (so that a number
+/// is echoed as written), and every other field as JSON.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+    #[serde(flatten)]
+    fields: Map<String, Value>,
+}
+
+/// The `id` alone, read from a line that is not valid JSON as a whole but
+/// may still hold a valid id (a lone surrogate in another string is skipped
+/// over, not decoded), so that its error reply can carry it.
 #[derive(Deserialize)]
 struct IdOnly<'a> {
     #[serde(borrow, default)]
@@ -112,8 +123,8 @@ struct IdOnly<'a> {
 
 /// The id of a request line as written; `Err` with the message for an id
 /// that is neither a string nor a number.
-fn raw_id(text: &str) -> Result<Option<Id>, String> {
-    let Some(raw) = serde_json::from_str::<IdOnly>(text).ok().and_then(|o| o.id) else {
+fn id_of(raw: Option<&serde_json::value::RawValue>) -> Result<Option<Id>, String> {
+    let Some(raw) = raw else {
         return Ok(None);
     };
     let json = raw.get();
@@ -574,63 +585,35 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
             format!("not UTF-8: invalid byte at offset {}", e.valid_up_to()),
         )
     })?;
-    let id = raw_id(text);
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        err(
-            id.clone().ok().flatten(),
-            ErrorCode::BadJson,
-            format!("not JSON: {e}"),
-        )
-    })?;
-    let Value::Object(object) = &value else {
-        return Err(err(
-            None,
-            ErrorCode::BadJson,
-            format!("expected a JSON object, found {}", kind_of(&value)),
-        ));
-    };
-    let id = id.map_err(|m| err(None, ErrorCode::BadRequest, m))?;
-    let cmd = match object.get("cmd") {
-        Some(Value::String(s)) => s.as_str(),
-        Some(other) => {
-            return Err(err(
-                id,
-                ErrorCode::BadRequest,
-                format!("field 'cmd': expected a string, found {}", kind_of(other)),
-            ));
+    let Line { id, mut fields } = serde_json::from_str(text).map_err(|e| {
+        // Only an error reads the line again: to name what it holds, or to
+        // find its id for the reply.
+        if e.classify() == serde_json::error::Category::Data {
+            let found =
+                serde_json::from_str::<Value>(text).map_or("something else", |v| kind_of(&v));
+            return err(
+                None,
+                ErrorCode::BadJson,
+                format!("expected a JSON object, found {found}"),
+            );
         }
-        None => return Err(err(id, ErrorCode::BadRequest, "missing field 'cmd'".into())),
-    };
-    let commands = fields::commands();
-    if !commands.contains(&cmd) {
-        return Err(err(
-            id,
-            ErrorCode::UnknownCommand,
-            match fields::nearest(cmd, &commands) {
-                Some(guess) => format!(
-                    "unknown command '{}' (did you mean '{guess}'?); known: {}",
-                    shorten(cmd, 40),
-                    commands.join(", ")
-                ),
-                None => format!(
-                    "unknown command '{}'; known: {}",
-                    shorten(cmd, 40),
-                    commands.join(", ")
-                ),
-            },
-        ));
-    }
-    let mut checked = object.clone();
-    let warnings = fields::check(cmd, &mut checked)
+        let id = serde_json::from_str::<IdOnly>(text)
+            .ok()
+            .and_then(|line| id_of(line.id).ok().flatten());
+        err(id, ErrorCode::BadJson, format!("not JSON: {e}"))
+    })?;
+    let id = id_of(id).map_err(|m| err(None, ErrorCode::BadRequest, m))?;
+    let cmd = command_of(&fields).map_err(|(code, m)| err(id.clone(), code, m))?;
+    let warnings = fields::check(cmd, &mut fields)
         .map_err(|m| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {m}")))?;
-    let mut request: Request = serde_json::from_value(Value::Object(checked))
+    let mut request: Request = serde_json::from_value(Value::Object(fields))
         .map_err(|e| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {e}")))?;
     request.warnings = warnings;
     // The id as written, not as the number it reads as.
     request.id = id.clone();
     match &request.command {
         Command::Go(limits) | Command::Analyze(limits) => {
-            validate_limits(object, limits)
+            validate_limits(limits)
                 .map_err(|m| err(id.clone(), ErrorCode::BadRequest, format!("{cmd}: {m}")))?;
         }
         Command::Position(p) if p.moves.is_some() && p.board.is_some() => {
@@ -645,34 +628,39 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     Ok(request)
 }
 
-/// Zero limits are errors (a limit is on because it is present); `infinite`
-/// excludes the others.
-fn validate_limits(
-    object: &serde_json::Map<String, Value>,
-    limits: &GoLimits,
-) -> Result<(), FieldError> {
-    for (name, value) in [
-        ("depth", limits.depth),
-        ("nodes", limits.nodes),
-        ("movetime_ms", limits.movetime_ms),
-        ("clock.time_ms", limits.clock.map(|c| c.time_ms)),
-    ] {
-        if value == Some(0) {
-            return Err(FieldError {
-                field: name.into(),
-                problem: "must be at least 1, found 0".into(),
-            });
+/// The known command a request's `cmd` field names, or the error's code and
+/// message.
+fn command_of(fields: &Map<String, Value>) -> Result<&'static str, (ErrorCode, String)> {
+    let cmd = match fields.get("cmd") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => {
+            return Err((
+                ErrorCode::BadRequest,
+                format!("field 'cmd': expected a string, found {}", kind_of(other)),
+            ));
         }
+        None => return Err((ErrorCode::BadRequest, "missing field 'cmd'".into())),
+    };
+    let commands = fields::commands();
+    if let Some(known) = commands.iter().find(|known| **known == cmd) {
+        return Ok(known);
     }
-    if limits.depth.is_some_and(|d| d > 1000) {
-        return Err(FieldError {
-            field: "depth".into(),
-            problem: format!(
-                "must be at most 1000, found {}",
-                limits.depth.unwrap_or_default()
-            ),
-        });
-    }
+    let guess = fields::nearest(cmd, &commands)
+        .map(|guess| format!(" (did you mean '{guess}'?)"))
+        .unwrap_or_default();
+    Err((
+        ErrorCode::UnknownCommand,
+        format!(
+            "unknown command '{}'{guess}; known: {}",
+            shorten(cmd, 40),
+            commands.join(", ")
+        ),
+    ))
+}
+
+/// `infinite` excludes the other limits. (Each limit's own range, and
+/// `infinite` being true or false, are the fields' check's.)
+fn validate_limits(limits: &GoLimits) -> Result<(), FieldError> {
     if limits.infinite
         && (limits.depth.is_some()
             || limits.nodes.is_some()
@@ -684,14 +672,7 @@ fn validate_limits(
             problem: "cannot be combined with other limits".into(),
         });
     }
-    if let Some(Value::Bool(_)) | None = object.get("infinite") {
-        Ok(())
-    } else {
-        Err(FieldError {
-            field: "infinite".into(),
-            problem: "expected true or false".into(),
-        })
-    }
+    Ok(())
 }
 
 /// A short name of a JSON value's type.
@@ -795,6 +776,17 @@ mod tests {
         assert_eq!(
             code(r#"{"cmd":"position","moves":"4","board":[]}"#),
             ErrorCode::BadRequest
+        );
+        let message = |line: &str| parse_request(line.as_bytes()).unwrap_err().message;
+        assert_eq!(message("[1]"), "expected a JSON object, found an array");
+        assert_eq!(message("7"), "expected a JSON object, found a number");
+        assert_eq!(
+            message(r#"{"cmd":"ping","id":[1]}"#),
+            "field 'id': expected a string or a number, found an array"
+        );
+        assert_eq!(
+            message(r#"{"cmd":"go","infinite":null}"#),
+            "go: field 'infinite': expected true or false, got null"
         );
         let e = parse_request(br#"{"id":"a","cmd":"go","nodes":0}"#).unwrap_err();
         assert_eq!(e.id, Some(Id::Text("a".into())));
