@@ -41,11 +41,16 @@ pub struct Check {
 /// How long an answer to a simple request may take.
 const ANSWER: Duration = Duration::from_secs(5);
 
-/// A check's verdict: `Ok(detail)` passes, `Err(detail)` fails.
-type CheckResult = Result<String, String>;
+/// A check's verdict: `Ok(detail)` passes, `Err` fails with what happened.
+type CheckResult = Result<String, Failed>;
 
-fn fail(f: Failure) -> String {
-    format!("{}: {}", f.reason(), f.detail())
+/// What happened where a check failed, for the report.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Failed(String);
+
+fn fail(f: Failure) -> Failed {
+    Failed(format!("{}: {}", f.reason(), f.detail()))
 }
 
 fn position(moves: &str) -> Command {
@@ -55,24 +60,24 @@ fn position(moves: &str) -> Command {
     })
 }
 
-fn expect_ok(p: &mut EngineProcess, c: Command, what: &str) -> Result<(), String> {
+fn expect_ok(p: &mut EngineProcess, c: Command, what: &str) -> Result<(), Failed> {
     match p.ask(c, ANSWER).map_err(fail)? {
         Reply::Ok { .. } => Ok(()),
-        other => Err(format!(
+        other => Err(Failed(format!(
             "{what}: expected ok, got {}",
             shorten(&other.to_line(), REPLY_CHARS)
-        )),
+        ))),
     }
 }
 
 /// A bestmove's column, or why there is none.
-fn bestmove(r: Reply) -> Result<u32, String> {
+fn bestmove(r: Reply) -> Result<u32, Failed> {
     match r {
         Reply::Bestmove { column, .. } => Ok(column),
-        other => Err(format!(
+        other => Err(Failed(format!(
             "expected bestmove, got {}",
             shorten(&other.to_line(), REPLY_CHARS)
-        )),
+        ))),
     }
 }
 
@@ -108,7 +113,7 @@ pub fn checks(spec: &EngineSpec, margin: Duration) -> Vec<Check> {
             Check {
                 name,
                 passed: result.is_ok(),
-                detail: result.unwrap_or_else(|e| e),
+                detail: result.unwrap_or_else(|e| e.0),
             }
         })
         .collect()
@@ -132,7 +137,10 @@ fn hello(p: &mut EngineProcess, _: Duration) -> CheckResult {
                 engine.name, engine.version
             )
         }),
-        other => Err(format!("got {}", shorten(&other.to_line(), REPLY_CHARS))),
+        other => Err(Failed(format!(
+            "got {}",
+            shorten(&other.to_line(), REPLY_CHARS)
+        ))),
     }
 }
 
@@ -169,17 +177,17 @@ fn go_movetime(p: &mut EngineProcess, margin: Duration) -> CheckResult {
     let ms = t.elapsed().as_millis();
     let mut game = Game::from_move_string(Default::default(), "4453").expect("legal");
     game.play(i64::from(column))
-        .map_err(|e| format!("illegal bestmove: {e}"))?;
+        .map_err(|e| Failed(format!("illegal bestmove: {e}")))?;
     // Exactly one reply: nothing else may follow.
     match p
         .recv_any(Instant::now() + Duration::from_millis(50))
         .map_err(fail)?
     {
         None => Ok(format!("column {column} in {ms} ms")),
-        Some(extra) => Err(format!(
+        Some(extra) => Err(Failed(format!(
             "a second reply after bestmove: {}",
             shorten(&extra.to_line(), REPLY_CHARS)
-        )),
+        ))),
     }
 }
 
@@ -213,18 +221,18 @@ fn ping_during_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
             Some(Reply::Pong { id: Some(i) }) if i == id(ping) => pong_at = Some(at),
             Some(Reply::Bestmove { id: Some(i), .. }) if i == id(go) => best_at = Some(at),
             Some(other) => {
-                return Err(format!(
+                return Err(Failed(format!(
                     "unexpected {}",
                     shorten(&other.to_line(), REPLY_CHARS)
-                ));
+                )));
             }
             None => {
                 let seen = |x: Option<Duration>| if x.is_some() { "received" } else { "missing" };
-                return Err(format!(
+                return Err(Failed(format!(
                     "within 3 s: pong {}, bestmove {}",
                     seen(pong_at),
                     seen(best_at)
-                ));
+                )));
             }
         }
     }
@@ -241,11 +249,11 @@ fn ping_during_search(p: &mut EngineProcess, _: Duration) -> CheckResult {
             ms(pong)
         ))
     } else {
-        Err(format!(
+        Err(Failed(format!(
             "the pong waited for the search: bestmove after {:.0} ms, pong after {:.0} ms",
             ms(best),
             ms(pong)
-        ))
+        )))
     }
 }
 
@@ -269,16 +277,16 @@ fn stop_ends_search(p: &mut EngineProcess, margin: Duration) -> CheckResult {
             Some(Reply::Ok { id: Some(i), .. }) if i == id(stop) => ok = true,
             Some(Reply::Bestmove { id: Some(i), .. }) if i == id(go) => best = true,
             Some(other) => {
-                return Err(format!(
+                return Err(Failed(format!(
                     "unexpected {}",
                     shorten(&other.to_line(), REPLY_CHARS)
-                ));
+                )));
             }
             None => {
-                return Err(format!(
+                return Err(Failed(format!(
                     "after stop: ok {ok}, bestmove {best} within {} ms",
                     wait.as_millis()
-                ));
+                )));
             }
         }
     }
@@ -297,12 +305,12 @@ fn bad_input(p: &mut EngineProcess, margin: Duration) -> CheckResult {
             ..
         }) => {}
         Some(other) => {
-            return Err(format!(
+            return Err(Failed(format!(
                 "for a non-JSON line: {}",
                 shorten(&other.to_line(), REPLY_CHARS)
-            ));
+            )));
         }
-        None => return Err("no reply to a non-JSON line".into()),
+        None => return Err(Failed("no reply to a non-JSON line".into())),
     }
     match p.ask(position("48"), answer).map_err(fail)? {
         Reply::Error {
@@ -313,18 +321,18 @@ fn bad_input(p: &mut EngineProcess, margin: Duration) -> CheckResult {
             p.ask(Command::Ping, answer).map_err(fail)?;
             Ok(format!("illegal move refused: {message}"))
         }
-        other => Err(format!(
+        other => Err(Failed(format!(
             "for column 8: {}",
             shorten(&other.to_line(), REPLY_CHARS)
-        )),
+        ))),
     }
 }
 
 fn end_of_input(p: &mut EngineProcess, _: Duration) -> CheckResult {
     match p.finish(Duration::from_secs(5)) {
         (_, Some(true)) => Ok("exited cleanly".into()),
-        (_, Some(false)) => Err("exited with a failure status".into()),
-        (_, None) => Err("still running 5 s after its input closed".into()),
+        (_, Some(false)) => Err(Failed("exited with a failure status".into())),
+        (_, None) => Err(Failed("still running 5 s after its input closed".into())),
     }
 }
 

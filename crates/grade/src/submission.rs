@@ -20,7 +20,8 @@ use connect4_match::spec::EngineSpec;
 use connect4_match::stderr::Tail;
 
 /// Why the submission cannot be graded, in the student's terms.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct Refusal(pub String);
 
 /// How long the build's output is read after the build ended.

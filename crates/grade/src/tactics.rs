@@ -104,11 +104,11 @@ impl Tactics {
 
     /// Counts one position: passed, or missed with `why`, which is shown
     /// with a picture of the position (X moved first).
-    fn count(&mut self, position: &Position, verdict: Result<(), String>) {
+    fn count(&mut self, position: &Position, verdict: Result<(), Missed>) {
         self.total += 1;
         match verdict {
             Ok(()) => self.passed += 1,
-            Err(why) => self.misses.push(format!(
+            Err(Missed(why)) => self.misses.push(format!(
                 "{why}, in this position (you are {}):\n{}",
                 self.terms.pieces(position.side_to_move()),
                 self.terms.board(position)
@@ -116,6 +116,11 @@ impl Tactics {
         }
     }
 }
+
+/// Why the engine missed a position, in the student's words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Missed(String);
 
 /// The graded engine, asked for single moves in set positions.
 struct TacticSeat<'a> {
@@ -220,12 +225,12 @@ fn avoid(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             if ok {
                 Ok(())
             } else {
-                Err(format!(
+                Err(Missed(format!(
                     "avoid a losing move{}: {}; {} hands the opponent a win at once",
                     seat.after(&g),
                     seat.played(c),
                     losing.join(" or ")
-                ))
+                )))
             },
         );
     }
@@ -241,7 +246,11 @@ fn win_in_one(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             if ok {
                 Ok(())
             } else {
-                Err(format!("win in one{}: {}", seat.after(&g), seat.played(c)))
+                Err(Missed(format!(
+                    "win in one{}: {}",
+                    seat.after(&g),
+                    seat.played(c)
+                )))
             },
         );
     }
@@ -265,12 +274,12 @@ fn block(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
             if c == Some(block + 1) {
                 Ok(())
             } else {
-                Err(format!(
+                Err(Missed(format!(
                     "block{}: {}, the block is {}",
                     seat.after(&g),
                     seat.played(c),
                     seat.terms.column(block)
-                ))
+                )))
             },
         );
     }
@@ -351,11 +360,11 @@ fn convert(seat: &mut TacticSeat, t: &mut Tactics, count: u32, seed: u64) {
         t.count(
             &p,
             verdict.map_err(|why| {
-                format!(
+                Missed(format!(
                     "convert the win{} within {} more moves: {why}",
                     seat.after(&g),
                     end - p.moves_played()
-                )
+                ))
             }),
         );
     }
@@ -371,7 +380,7 @@ fn play_out_win(
     g: &Game,
     end: u32,
     forfeits: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), Missed> {
     let engine_side = g.side_to_move();
     let mut game = g.clone();
     let mut slip: Option<String> = None;
@@ -388,17 +397,19 @@ fn play_out_win(
                     _ => "did not win".to_string(),
                 };
                 let then = &game.move_string()[g.moves().len()..];
-                return Err(format!(
+                return Err(Missed(format!(
                     "{how}: the game went on with {} ({}){}",
                     seat.terms.moves(then),
                     whose(seat.terms, then),
                     slip.map_or(String::new(), |s| format!("; {s}"))
-                ));
+                )));
             }
             Status::Ongoing => {}
         }
         let column = if game.side_to_move() == engine_side {
-            let played = seat.ask(&game, forfeits).ok_or("forfeited")?;
+            let played = seat
+                .ask(&game, forfeits)
+                .ok_or(Missed("forfeited".into()))?;
             if slip.is_none() {
                 slip = slipped(solver, &game, played, seat.terms);
             }
@@ -417,10 +428,10 @@ fn play_out_win(
         };
         game.play(i64::from(column)).map_err(|e| {
             let zero_based = seat.terms == super::terms::Terms::Python;
-            format!(
+            Missed(format!(
                 "illegal move: {}",
                 connect4_match::play::illegal_move_text(&e, zero_based)
-            )
+            ))
         })?;
     }
 }

@@ -264,6 +264,58 @@ pub struct Recorded {
     pub refused: usize,
 }
 
+/// Why a task's game is not believed: each quotes what the task said and
+/// what the league exported.
+#[derive(Debug, thiserror::Error)]
+pub enum Untrue {
+    /// The line is not a game line.
+    #[error("its game line cannot be read: {0}")]
+    Unreadable(serde_json::Error),
+    /// The line, read, does not write again as JSON.
+    #[error("its game line cannot be written again: {0}")]
+    Unwritable(serde_json::Error),
+    /// A player, the opening or the rules differ from the exported game's.
+    #[error("its {what} is '{said}', where the game exported '{wanted}'")]
+    Other {
+        /// Which field.
+        what: &'static str,
+        /// What the line says.
+        said: String,
+        /// What the export said.
+        wanted: String,
+    },
+    /// The `newgame` seed differs from the one the league gives the game.
+    #[error("its seed is {said}, where the exported game's is {wanted}")]
+    Seed {
+        /// What the line says.
+        said: u64,
+        /// The game's seed.
+        wanted: u64,
+    },
+    /// The line's own fields disagree (a result that does not follow).
+    #[error(transparent)]
+    Line(#[from] connect4_match::log::LineError),
+    /// The moves cannot be played.
+    #[error("moves '{moves}': {source}")]
+    Moves {
+        /// The line's moves.
+        moves: String,
+        /// Why not.
+        source: connect4::game::MoveError,
+    },
+    /// The league adjudicates no game.
+    #[error("it was adjudicated, and the league adjudicates none")]
+    Adjudicated,
+    /// A forfeit of the side that was not to move.
+    #[error("its result {result} by {reason} is not a forfeit of the side to move")]
+    NotTheMoversForfeit {
+        /// The line's result.
+        result: connect4_match::ending::GameResult,
+        /// The forfeit's reason.
+        reason: connect4_match::ending::Reason,
+    },
+}
+
 /// The game a task says it played, checked as the league's own games
 /// would be: its line read whole (what is recorded is written again from
 /// it, so nothing but the line's fields reaches the game log), played by
@@ -277,47 +329,48 @@ pub fn checked(
     names: (&str, &str),
     played: &Played,
     judge: &mut connect4::search::verdict::Judge,
-) -> Result<Played, String> {
+) -> Result<Played, Untrue> {
     use connect4_match::ending::Reason;
-    let mut line: connect4_match::log::GameLine = serde_json::from_str(&played.line)
-        .map_err(|e| format!("its game line cannot be read: {e}"))?;
+    let mut line: connect4_match::log::GameLine =
+        serde_json::from_str(&played.line).map_err(Untrue::Unreadable)?;
     let standard = connect4::Rules::STANDARD.to_string();
     let expected = [
-        ("first player", line.first.as_str(), names.0),
-        ("second player", line.second.as_str(), names.1),
-        ("opening", line.opening.as_str(), game.opening.as_str()),
-        ("rules", &line.rules.to_string(), standard.as_str()),
+        ("first player", line.first.clone(), names.0),
+        ("second player", line.second.clone(), names.1),
+        ("opening", line.opening.clone(), game.opening.as_str()),
+        ("rules", line.rules.to_string(), standard.as_str()),
     ];
     for (what, said, wanted) in expected {
         if said != wanted {
-            return Err(format!(
-                "its {what} is '{said}', where the game exported '{wanted}'"
-            ));
+            let wanted = wanted.to_string();
+            return Err(Untrue::Other { what, said, wanted });
         }
     }
     // The `newgame` seed the league's play gives the game (see games::play).
     let seed = connect4::openings::game_seed(game.seed as u64, game.id as u64);
     if line.seed != seed {
-        return Err(format!(
-            "its seed is {}, where the exported game's is {seed}",
-            line.seed
-        ));
+        return Err(Untrue::Seed {
+            said: line.seed,
+            wanted: seed,
+        });
     }
-    line.check().map_err(|e| e.to_string())?;
+    line.check()?;
     let position = connect4::Game::from_move_string(connect4::Rules::STANDARD, &line.moves)
-        .map_err(|e| format!("moves '{}': {e}", line.moves))?;
+        .map_err(|source| Untrue::Moves {
+            moves: line.moves.clone(),
+            source,
+        })?;
     match line.reason {
-        Reason::Adjudicated => {
-            return Err("it was adjudicated, and the league adjudicates none".into());
-        }
-        r if r.is_forfeit()
-            && line.moves.len() > line.opening.len()
-            && line.result.loser() != Some(position.side_to_move()) =>
+        Reason::Adjudicated => return Err(Untrue::Adjudicated),
+        reason
+            if reason.is_forfeit()
+                && line.moves.len() > line.opening.len()
+                && line.result.loser() != Some(position.side_to_move()) =>
         {
-            return Err(format!(
-                "its result {} by {r} is not a forfeit of the side to move",
-                line.result
-            ));
+            return Err(Untrue::NotTheMoversForfeit {
+                result: line.result,
+                reason,
+            });
         }
         _ => {}
     }
@@ -328,7 +381,7 @@ pub fn checked(
         reason: line.reason,
         accuracy,
         slips,
-        line: serde_json::to_string(&line).map_err(|e| e.to_string())?,
+        line: serde_json::to_string(&line).map_err(Untrue::Unwritable)?,
     })
 }
 
@@ -439,7 +492,9 @@ mod tests {
         let names = ("alice v1", "random");
         let mut judge = crate::games::judge();
         let refused = |played: &Played, judge: &mut connect4::search::verdict::Judge| {
-            checked(&game, names, played, judge).unwrap_err()
+            checked(&game, names, played, judge)
+                .unwrap_err()
+                .to_string()
         };
         // Eight moves into one column; a line claimed where there is none;
         // a forfeit of the side that was not to move; another opening, or

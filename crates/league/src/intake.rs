@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use connect4::Rules;
 use connect4_grade::class::student_folders;
 use connect4_grade::config::Config;
+use connect4_grade::submission::Refusal;
 use connect4_match::play::{GameSetup, Seat, play_game};
 use connect4_match::spec::EngineSpec;
 use sha2::{Digest, Sha256};
@@ -77,7 +78,7 @@ impl Intake<'_> {
             let version = latest.map_or(1, |p| p.version + 1);
             entries.push(match unreadable {
                 None => self.take_in(store, &student, version, fingerprint)?,
-                Some(why) => record(store, &student, version, fingerprint, Err(why))?,
+                Some(why) => record(store, &student, version, fingerprint, Err(Refusal(why)))?,
             });
         }
         Ok(entries)
@@ -106,21 +107,21 @@ impl Intake<'_> {
                 .with_context(|| format!("clearing {}", path.display()))?;
         }
         let checked = connect4_match::sandbox::copy_for(&self.drop.join(student), &copy, None)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                connect4_grade::submission::spec(self.config, &copy, self.python, None)
-                    .map_err(|r| r.0)
-            })
+            .map_err(|e| Refusal(e.to_string()))
+            .and_then(|()| connect4_grade::submission::spec(self.config, &copy, self.python, None))
             .and_then(|mut spec| {
                 spec.name = student.to_string();
                 self.isolation
                     .seal(slot, &copy)
-                    .map_err(|e| format!("{e:#}"))?;
+                    .map_err(|e| Refusal(format!("{e:#}")))?;
                 let seat = Entrant {
                     spec,
                     student: Some((slot, copy.clone())),
                 };
-                let ([spec], cells) = self.isolation.seat([seat]).map_err(|e| format!("{e:#}"))?;
+                let ([spec], cells) = self
+                    .isolation
+                    .seat([seat])
+                    .map_err(|e| Refusal(format!("{e:#}")))?;
                 let validated = validate(&spec, self.config);
                 drop(cells);
                 validated.map(|()| spec)
@@ -139,11 +140,11 @@ fn record(
     student: &str,
     version: i64,
     fingerprint: String,
-    checked: Result<EngineSpec, String>,
+    checked: Result<EngineSpec, Refusal>,
 ) -> Result<Entry> {
     let (state, spec, note) = match &checked {
         Ok(spec) => (State::Active, spec.text.clone(), None),
-        Err(why) => (State::Rejected, String::new(), Some(why.clone())),
+        Err(why) => (State::Rejected, String::new(), Some(why.0.clone())),
     };
     store.add_player(&Player {
         id: 0,
@@ -158,15 +159,15 @@ fn record(
     })?;
     Ok(match checked {
         Ok(_) => Entry::Entered(student.to_string()),
-        Err(why) => Entry::Rejected(student.to_string(), why),
+        Err(why) => Entry::Rejected(student.to_string(), why.0),
     })
 }
 
 /// Whether `spec` starts, answers, and plays a whole game against itself
 /// with no forfeit; why not.
-fn validate(spec: &EngineSpec, config: &Config) -> Result<(), String> {
+fn validate(spec: &EngineSpec, config: &Config) -> Result<(), Refusal> {
     let terms = connect4_grade::terms::Terms::of(config.submission.kind);
-    connect4_grade::submission::starts(spec, terms).map_err(|r| r.0)?;
+    connect4_grade::submission::starts(spec, terms)?;
     let margin = Duration::from_millis(config.margin_ms);
     let mut first = Seat::new(spec.clone(), margin);
     let mut second = Seat::new(spec.clone(), margin);
@@ -180,13 +181,13 @@ fn validate(spec: &EngineSpec, config: &Config) -> Result<(), String> {
         on_move: None,
     };
     let game = play_game(setup, &mut first, &mut second)
-        .ok_or_else(|| "the validation game was abandoned".to_string())?;
+        .ok_or_else(|| Refusal("the validation game was abandoned".into()))?;
     match game.end.reason.is_forfeit() {
         false => Ok(()),
-        true => Err(format!(
+        true => Err(Refusal(format!(
             "the validation game against itself was lost: {}",
             terms.failure(game.end.reason, game.end.detail.as_deref().unwrap_or(""))
-        )),
+        ))),
     }
 }
 
