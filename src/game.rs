@@ -92,6 +92,11 @@ impl Game {
         Ok(game)
     }
 
+    /// Plays a [`MoveList`] from the empty board.
+    pub fn from_moves(rules: Rules, moves: &crate::MoveList) -> Result<Game, MoveError> {
+        Game::from_move_string(rules, moves.as_str())
+    }
+
     /// Plays a list of 1-based columns from the empty board.
     pub fn from_columns(rules: Rules, columns: &[i64]) -> Result<Game, MoveError> {
         let mut game = Game::new(rules);
@@ -175,6 +180,15 @@ impl Game {
     /// The move string, for example `"4453"`.
     pub fn move_string(&self) -> String {
         format_moves(&self.moves)
+    }
+
+    /// The moves so far as a [`MoveList`].
+    pub fn move_list(&self) -> crate::MoveList {
+        let mut list = crate::MoveList::new();
+        for &m in &self.moves {
+            list.push(m).expect("a board has at most 9 columns");
+        }
+        list
     }
 
     /// How the game stands.

@@ -52,6 +52,7 @@ pub mod game;
 pub mod grid;
 #[cfg(feature = "lab")]
 pub mod lab;
+pub mod move_list;
 pub mod openings;
 pub mod perft;
 pub mod position;
@@ -62,5 +63,6 @@ pub mod search;
 
 pub use game::{Game, MoveError};
 pub use grid::GridError;
+pub use move_list::{MoveList, MoveListError};
 pub use position::{Player, Position, Status};
 pub use rules::{Rules, RulesError};

@@ -39,7 +39,7 @@ fn a_match_between_two_engine_processes_logs_every_game() {
     for g in &games {
         // Every game replays legally and ends as recorded.
         let moves = &g.moves;
-        let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
+        let game = connect4::Game::from_moves(connect4::Rules::STANDARD, moves).unwrap();
         assert!(game.position().is_over(), "{moves}");
         assert!(moves.starts_with(&g.opening));
         assert_eq!(g.plies.len() + g.opening.len(), moves.len());
@@ -89,7 +89,7 @@ fn adjudication_ends_games_the_solver_proves() {
     );
     for g in games.iter().filter(|g| g.reason == Reason::Adjudicated) {
         let moves = &g.moves;
-        let game = connect4::Game::from_move_string(connect4::Rules::STANDARD, moves).unwrap();
+        let game = connect4::Game::from_moves(connect4::Rules::STANDARD, moves).unwrap();
         assert!(
             !game.position().is_over(),
             "adjudicated before the end: {moves}"
@@ -149,7 +149,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
             .map(|g| {
                 (
                     g.game,
-                    g.moves.clone(),
+                    g.moves.to_string(),
                     format!("{} {:?}", g.reason, g.detail),
                 )
             })

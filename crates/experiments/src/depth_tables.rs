@@ -273,7 +273,8 @@ fn identical_games(runs: &[(&str, u32, Vec<GameLine>)]) -> String {
             continue;
         };
         let moves = |log: &[GameLine]| {
-            let mut m: Vec<(u64, String)> = log.iter().map(|g| (g.game, g.moves.clone())).collect();
+            let mut m: Vec<(u64, connect4::MoveList)> =
+                log.iter().map(|g| (g.game, g.moves.clone())).collect();
             m.sort();
             m
         };

@@ -140,7 +140,7 @@ impl Cost {
 pub fn cost(games: &[GameLine], engine: &str) -> Cost {
     let mut c = Cost::default();
     for g in games {
-        let opening = g.opening.chars().count();
+        let opening = g.opening.len();
         for (i, ply) in g.plies.iter().enumerate() {
             let mover = if (opening + i).is_multiple_of(2) {
                 &g.first

@@ -200,10 +200,7 @@ fn blunder_counts(log: &[GameLine], name: &str) -> Blunders {
         let mut p = Position::new(Rules::STANDARD);
         let mine_first = g.first == name;
         let (mut blunders, mut left_a_win) = (0, false);
-        for (i, ch) in g.moves.chars().enumerate() {
-            let Some(column) = ch.to_digit(10).map(|d| d - 1) else {
-                break;
-            };
+        for (i, column) in g.moves.columns().enumerate() {
             let mine = (i % 2 == 0) == mine_first;
             let had_safe = p.non_losing_moves() != 0;
             p.play(column);

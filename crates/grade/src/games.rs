@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use connect4::search::{DEFAULT_HASH_MB, Solver};
-use connect4::{Game, Player, Rules};
+use connect4::{Game, MoveList, Player, Rules};
 
 use super::config::{Config, Opponent, Side, Test, Visibility};
 use super::report::TestOutcome;
@@ -29,12 +29,12 @@ pub const RUN: &str = "grade";
 /// The value of each opening for the side to move after it (1 win, 0
 /// draw, -1 loss), from the solver (the book answers 2-ply openings at
 /// once).
-fn opening_values(openings: &[String]) -> HashMap<String, i32> {
+fn opening_values(openings: &[MoveList]) -> HashMap<MoveList, i32> {
     let mut solver = Solver::new(DEFAULT_HASH_MB);
     openings
         .iter()
         .map(|o| {
-            let game = Game::from_move_string(Rules::STANDARD, o).expect("openings are checked");
+            let game = Game::from_moves(Rules::STANDARD, o).expect("openings are checked");
             (o.clone(), solver.solve_weak(game.position()))
         })
         .collect()
@@ -205,7 +205,7 @@ impl Played {
             .games
             .iter()
             .find(|(job, r)| forfeited(job, r))
-            .and_then(|(_, r)| Game::from_move_string(Rules::STANDARD, &r.moves).ok())
+            .and_then(|(_, r)| Game::from_moves(Rules::STANDARD, &r.moves).ok())
             .map(|g| {
                 format!(
                     "\nthe position you were to move in (you are {}):\n{}",
@@ -238,7 +238,7 @@ impl Played {
                     "game {} against {} (moves: {}): {}",
                     job.game,
                     self.opponent,
-                    self.terms.moves(&r.moves),
+                    self.terms.moves(r.moves.as_str()),
                     self.terms
                         .failure(r.end.reason, r.end.detail.as_deref().unwrap_or(""))
                 )
@@ -437,7 +437,7 @@ impl Grader<'_> {
                     pair: i + 1,
                     first: if first { 0 } else { 1 },
                     second: if first { 1 } else { 0 },
-                    opening: String::new(),
+                    opening: MoveList::new(),
                 }
             })
             .collect();
@@ -570,7 +570,7 @@ impl Grader<'_> {
                     pair: i / 2 + 1,
                     first: (i % 2) as usize,
                     second: 1 - (i % 2) as usize,
-                    opening: String::new(),
+                    opening: MoveList::new(),
                 })
                 .collect();
             self.play(test, &Opponent::Agent("random".into()), jobs);
@@ -682,7 +682,7 @@ mod tests {
             pair: 1,
             first,
             second: 1 - first,
-            opening: opening.into(),
+            opening: opening.parse().unwrap(),
         }
     }
 

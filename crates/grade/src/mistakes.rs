@@ -43,7 +43,7 @@ struct Mistake {
 /// The first move of the student's (engine 0 in `job`) that gave the value
 /// away in `record`, if any, after the opening.
 fn first_mistake(judge: &mut Judge, job: &Job, record: &GameRecord) -> Option<Mistake> {
-    let game = Game::from_move_string(Rules::STANDARD, &record.moves).ok()?;
+    let game = Game::from_moves(Rules::STANDARD, &record.moves).ok()?;
     let columns: Vec<u32> = game.moves().to_vec();
     let student = if job.first == 0 {
         Player::First
@@ -62,7 +62,7 @@ fn first_mistake(judge: &mut Judge, job: &Job, record: &GameRecord) -> Option<Mi
         .count() as u32
         + 1;
     let before =
-        Game::from_move_string(Rules::STANDARD, &record.moves[..verdict.ply as usize]).ok()?;
+        Game::from_moves(Rules::STANDARD, &record.moves.first(verdict.ply as usize)).ok()?;
     Some(Mistake {
         game: job.game,
         student,

@@ -47,8 +47,8 @@ pub struct Exported {
     pub first: Side,
     /// The side moving second.
     pub second: Side,
-    /// The opening's move string.
-    pub opening: String,
+    /// The opening's moves.
+    pub opening: connect4::MoveList,
     /// The `newgame` seed.
     pub seed: i64,
 }
@@ -299,7 +299,7 @@ pub enum Untrue {
     #[error("moves '{moves}': {source}")]
     Moves {
         /// The line's moves.
-        moves: String,
+        moves: connect4::MoveList,
         /// Why not.
         source: connect4::game::MoveError,
     },
@@ -337,7 +337,7 @@ pub fn checked(
     let expected = [
         ("first player", line.first.clone(), names.0),
         ("second player", line.second.clone(), names.1),
-        ("opening", line.opening.clone(), game.opening.as_str()),
+        ("opening", line.opening.to_string(), game.opening.as_str()),
         ("rules", line.rules.to_string(), standard.as_str()),
     ];
     for (what, said, wanted) in expected {
@@ -355,10 +355,12 @@ pub fn checked(
         });
     }
     line.check()?;
-    let position = connect4::Game::from_move_string(connect4::Rules::STANDARD, &line.moves)
-        .map_err(|source| Untrue::Moves {
-            moves: line.moves.clone(),
-            source,
+    let position =
+        connect4::Game::from_moves(connect4::Rules::STANDARD, &line.moves).map_err(|source| {
+            Untrue::Moves {
+                moves: line.moves.clone(),
+                source,
+            }
         })?;
     match line.reason {
         Reason::Adjudicated => return Err(Untrue::Adjudicated),
@@ -486,7 +488,7 @@ mod tests {
             first: 1,
             second: 2,
             kind: crate::kinds::GameKind::Ladder,
-            opening: "44".into(),
+            opening: "44".parse().unwrap(),
             seed: 5,
         };
         let names = ("alice v1", "random");

@@ -274,7 +274,7 @@ pub fn label(player: &Player) -> String {
 /// many of them kept the position's value (first, second); and the moves
 /// that gave it away.
 pub(crate) fn judged(judge: &mut Judge, line: &GameLine) -> ([(i64, i64); 2], Vec<Slip>) {
-    let Ok(game) = connect4::Game::from_move_string(Rules::STANDARD, &line.moves) else {
+    let Ok(game) = connect4::Game::from_moves(Rules::STANDARD, &line.moves) else {
         return ([(0, 0); 2], Vec::new());
     };
     let verdicts = judge.game(Rules::STANDARD, game.moves());

@@ -174,7 +174,7 @@ fn validate(spec: &EngineSpec, config: &Config) -> Result<(), Refusal> {
     let abort = AtomicBool::new(false);
     let setup = GameSetup {
         rules: Rules::STANDARD,
-        opening: "",
+        opening: &connect4::MoveList::new(),
         seed: 1,
         adjudicator: None,
         abort: &abort,

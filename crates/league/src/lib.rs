@@ -581,7 +581,7 @@ fn play_exported(args: &Args, exported: &Path) -> Result<ExitCode> {
 
 /// Every 2-ply opening of the standard board, in an order drawn from
 /// `seed`.
-fn openings(seed: u64) -> Result<Vec<String>> {
+fn openings(seed: u64) -> Result<Vec<connect4::MoveList>> {
     let source = OpeningSource {
         file: None,
         plies: 2,

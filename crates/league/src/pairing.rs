@@ -6,6 +6,7 @@
 //! from one opening with the colours swapped. The final round is every
 //! pairing of the students' latest submissions, colours swapped.
 
+use connect4::MoveList;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -27,7 +28,7 @@ const NEAREST: usize = 3;
 pub fn round(
     players: &[&Player],
     games: impl Fn(i64) -> i64,
-    openings: &[String],
+    openings: &[MoveList],
     seed: u64,
 ) -> Vec<GameRow> {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -49,7 +50,7 @@ pub fn round(
         for _ in 0..pairs.min(others.len()) {
             let q = others.swap_remove(rng.random_range(0..others.len()));
             let opening = match openings.len() {
-                0 => String::new(),
+                0 => MoveList::new(),
                 n => openings[rng.random_range(0..n)].clone(),
             };
             let seed = rng.random_range(1..i64::from(u32::MAX));
@@ -61,7 +62,7 @@ pub fn round(
 
 /// The final round: every pairing of `students` (their latest
 /// submissions), `pairs` colour-swapped pairs each.
-pub fn final_round(students: &[&Player], openings: &[String], pairs: usize) -> Vec<GameRow> {
+pub fn final_round(students: &[&Player], openings: &[MoveList], pairs: usize) -> Vec<GameRow> {
     let mut out = Vec::new();
     let mut k = 0;
     for (i, a) in students.iter().enumerate() {
@@ -80,13 +81,13 @@ pub fn final_round(students: &[&Player], openings: &[String], pairs: usize) -> V
 }
 
 /// The two games of a pair: `a` first, then `b` first, from one opening.
-fn pair(a: i64, b: i64, opening: &str, seed: i64, kind: GameKind) -> [GameRow; 2] {
+fn pair(a: i64, b: i64, opening: &MoveList, seed: i64, kind: GameKind) -> [GameRow; 2] {
     let game = |first, second| GameRow {
         id: 0,
         first,
         second,
         kind,
-        opening: opening.to_string(),
+        opening: opening.clone(),
         seed,
     };
     [game(a, b), game(b, a)]
@@ -123,7 +124,7 @@ mod tests {
         ];
         let refs: Vec<&Player> = list.iter().collect();
         let played = |id| if id == 6 { 0 } else { 100 };
-        let games = round(&refs, played, &["44".into()], 7);
+        let games = round(&refs, played, &["44".parse().unwrap()], 7);
         // Two games a pair; dave (new) has three pairs, the others one.
         assert_eq!(games.len(), 2 * (3 + 3));
         let with = |id| {
@@ -155,7 +156,7 @@ mod tests {
             player(4, "carol", 40.0, false),
         ];
         let refs: Vec<&Player> = list.iter().collect();
-        let games = final_round(&refs, &["4".into(), "3".into()], 2);
+        let games = final_round(&refs, &["4".parse().unwrap(), "3".parse().unwrap()], 2);
         assert_eq!(games.len(), 3 * 2 * 2);
         for (a, b) in [(2, 3), (2, 4), (3, 4)] {
             let n = |x, y| {

@@ -15,6 +15,7 @@
 
 use std::path::Path;
 
+use connect4::MoveList;
 use connect4_match::ending::{GameResult, Reason};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -97,8 +98,8 @@ pub struct GameRow {
     /// What it is for: the anchors' calibration, a ladder round, the
     /// final round.
     pub kind: GameKind,
-    /// The opening's move string.
-    pub opening: String,
+    /// The opening's moves.
+    pub opening: MoveList,
     /// The `newgame` seed.
     pub seed: i64,
 }
@@ -410,7 +411,7 @@ impl Store {
         for g in games {
             tx.execute(
                 "INSERT INTO games (first, second, kind, opening, seed) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![g.first, g.second, g.kind.as_str(), g.opening, g.seed],
+                params![g.first, g.second, g.kind.as_str(), g.opening.as_str(), g.seed],
             )
             .map_err(|e| fail(&self.path, e))?;
         }
@@ -442,7 +443,7 @@ impl Store {
                 first: r.get(1)?,
                 second: r.get(2)?,
                 kind: word(r, 3)?,
-                opening: r.get(4)?,
+                opening: word(r, 4)?,
                 seed: r.get(5)?,
             })
         })
@@ -583,7 +584,7 @@ impl Store {
                     second: r.get(3)?,
                     result: word(r, 4)?,
                     reason: word(r, 5)?,
-                    opening: r.get(6)?,
+                    opening: word(r, 6)?,
                     accuracy: [(count(r, 7)?, count(r, 8)?), (count(r, 9)?, count(r, 10)?)],
                 })
             },
@@ -657,8 +658,8 @@ pub struct PlayedGame {
     pub result: GameResult,
     /// Why it ended.
     pub reason: Reason,
-    /// The opening's move string.
-    pub opening: String,
+    /// The opening's moves.
+    pub opening: MoveList,
     /// Each side's moves judged and kept (first, second).
     pub accuracy: [(i64, i64); 2],
 }

@@ -236,7 +236,7 @@ mod tests {
             first,
             second,
             kind: GameKind::Ladder,
-            opening: "44".into(),
+            opening: "44".parse().unwrap(),
             seed: 1,
         };
         store

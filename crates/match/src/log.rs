@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use connect4::{Player, Rules};
+use connect4::{MoveList, Player, Rules};
 use serde::{Deserialize, Serialize};
 
 use crate::ending::{GameResult, Reason};
@@ -29,10 +29,10 @@ pub struct GameLine {
     /// The board, spelled `7x6x4` in the log.
     #[serde(with = "rules_text")]
     pub rules: Rules,
-    /// The opening's move string.
-    pub opening: String,
+    /// The opening's moves.
+    pub opening: MoveList,
     /// Every move, opening included.
-    pub moves: String,
+    pub moves: MoveList,
     /// The result, the first player's first (`1-0`, `0-1`, `1/2-1/2`).
     pub result: GameResult,
     /// Why the game ended: a line, a full board, adjudication, or the
@@ -101,10 +101,10 @@ impl GameLine {
                 opening: self.opening.clone(),
             });
         }
-        let game = connect4::Game::from_move_string(self.rules, &self.moves).map_err(|e| {
+        let game = connect4::Game::from_moves(self.rules, &self.moves).map_err(|why| {
             LineError::Moves {
                 moves: self.moves.clone(),
-                why: e.to_string(),
+                why,
             }
         })?;
         let winner = self.result.winner();
@@ -157,17 +157,17 @@ pub enum LineError {
     #[error("the moves '{moves}' do not start with the opening '{opening}'")]
     Opening {
         /// The line's moves.
-        moves: String,
+        moves: MoveList,
         /// The line's opening.
-        opening: String,
+        opening: MoveList,
     },
     /// A move the rules refuse.
     #[error("moves '{moves}': {why}")]
     Moves {
         /// The line's moves.
-        moves: String,
+        moves: MoveList,
         /// What the rules said.
-        why: String,
+        why: connect4::MoveError,
     },
     /// A result and reason the final position does not bear out.
     #[error("result {result} by {reason} does not fit the final position ({position})")]
@@ -448,8 +448,8 @@ mod tests {
             first: "a".into(),
             second: "b".into(),
             rules: Rules::STANDARD,
-            opening: String::new(),
-            moves: "4".into(),
+            opening: connect4::MoveList::new(),
+            moves: "4".parse().unwrap(),
             result: GameResult::Draw,
             reason: Reason::Adjudicated,
             detail: Some("é".into()),

@@ -45,7 +45,7 @@ pub struct MoveRecord {
 #[derive(Clone, Debug)]
 pub struct GameRecord {
     /// All moves, opening included.
-    pub moves: String,
+    pub moves: connect4::MoveList,
     /// How it ended.
     pub end: GameEnd,
     /// The engines' moves after the opening.
@@ -319,7 +319,7 @@ pub struct GameSetup<'a> {
     /// The board.
     pub rules: Rules,
     /// The opening, a legal move string that does not end the game.
-    pub opening: &'a str,
+    pub opening: &'a connect4::MoveList,
     /// Sent with `newgame`, so engines that draw random numbers replay it.
     pub seed: u64,
     /// Ends games early once proven.
@@ -341,7 +341,7 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
         abort,
         on_move,
     } = setup;
-    let mut game = Game::from_move_string(rules, opening).expect("openings are checked when read");
+    let mut game = Game::from_moves(rules, opening).expect("openings are checked when read");
     let mut plies = Vec::new();
     let mut clocks = [first.spec.clock, second.spec.clock];
     let end = 'game: {
@@ -377,7 +377,7 @@ pub fn play_game(setup: GameSetup, first: &mut Seat, second: &mut Seat) -> Optio
         }
     };
     Some(GameRecord {
-        moves: game.move_string(),
+        moves: game.move_list(),
         end,
         plies,
     })

@@ -609,10 +609,10 @@ impl<'a> Recorder<'a> {
             .filter(|g| g.first == *name || g.second == *name)
             .flat_map(|g| {
                 let own_parity = usize::from(g.first != *name);
-                let moves = g.moves.bytes().enumerate().skip(g.opening.len());
+                let moves = g.moves.columns().enumerate().skip(g.opening.len());
                 moves
                     .filter(move |(i, _)| i % 2 == own_parity)
-                    .map(|(_, b)| i64::from(b - b'0') - 1)
+                    .map(|(_, column)| i64::from(column))
             });
         let values: Vec<i64> = refused.iter().copied().chain(played).collect();
         let one_based = !refused.is_empty() && values.iter().all(|v| (1..=columns).contains(v));
@@ -899,7 +899,7 @@ const OPENINGS_NODES: u64 = 40_000_000;
 /// first reader should not take them for mistakes. Empty when none.
 fn lost_openings_note(games: &[GameLine], names: &[String], rules: Rules) -> String {
     let mut solver = connect4::search::Solver::new(16);
-    let mut values: HashMap<String, Option<i32>> = HashMap::new();
+    let mut values: HashMap<connect4::MoveList, Option<i32>> = HashMap::new();
     let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut spent = 0;
     for g in games {
@@ -907,7 +907,7 @@ fn lost_openings_note(games: &[GameLine], names: &[String], rules: Rules) -> Str
         let entry = counts.entry(loser).or_default();
         entry.1 += 1;
         let value = *values.entry(g.opening.clone()).or_insert_with(|| {
-            let game = connect4::Game::from_move_string(rules, &g.opening).ok()?;
+            let game = connect4::Game::from_moves(rules, &g.opening).ok()?;
             let left = OPENINGS_NODES.saturating_sub(spent).min(OPENING_NODES);
             if left == 0 {
                 return None;

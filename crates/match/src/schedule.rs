@@ -32,7 +32,11 @@ pub struct OpeningSource {
 }
 
 /// The openings for `count` pairs (fewer distinct ones are cycled).
-pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Vec<String>> {
+pub fn openings(
+    rules: Rules,
+    source: &OpeningSource,
+    count: usize,
+) -> Result<Vec<connect4::MoveList>> {
     let mut list = match &source.file {
         Some(path) => read_openings(rules, path)?,
         None if source.all => strings(all_openings(rules, source.plies)),
@@ -50,7 +54,7 @@ pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Ve
     if let Some(nodes) = source.undecided {
         let mut solver = Solver::new(MIN_HASH_MB);
         list.retain(|moves| {
-            let game = Game::from_move_string(rules, moves).expect("checked");
+            let game = Game::from_moves(rules, moves).expect("checked");
             matches!(
                 solver.prove_outcome(game.position(), nodes),
                 None | Some(Outcome::Draw)
@@ -76,11 +80,11 @@ pub fn openings(rules: Rules, source: &OpeningSource, count: usize) -> Result<Ve
 }
 
 /// The move strings of `games`.
-fn strings(games: Vec<Game>) -> Vec<String> {
-    games.iter().map(Game::move_string).collect()
+fn strings(games: Vec<Game>) -> Vec<connect4::MoveList> {
+    games.iter().map(Game::move_list).collect()
 }
 
-fn read_openings(rules: Rules, path: &Path) -> Result<Vec<String>> {
+fn read_openings(rules: Rules, path: &Path) -> Result<Vec<connect4::MoveList>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
@@ -99,7 +103,7 @@ fn read_openings(rules: Rules, path: &Path) -> Result<Vec<String>> {
                 i + 1
             );
         }
-        out.push(game.move_string());
+        out.push(game.move_list());
     }
     if out.is_empty() {
         bail!("{}: no openings", path.display());
@@ -127,8 +131,8 @@ pub struct Job {
     pub first: usize,
     /// The engine moving second.
     pub second: usize,
-    /// The opening's move string.
-    pub opening: String,
+    /// The opening's moves.
+    pub opening: connect4::MoveList,
 }
 
 /// The pairings of `engines` engines, in a fixed order.
@@ -145,7 +149,11 @@ pub fn pairings(engines: usize, mode: Mode) -> Vec<(usize, usize)> {
 /// round's opening, the pairing's first engine moving first in the odd
 /// game. Rounds come one after the other, so a run stopped early still
 /// has every pairing about equally played.
-pub fn schedule(pairings: &[(usize, usize)], rounds: usize, openings: &[String]) -> Vec<Job> {
+pub fn schedule(
+    pairings: &[(usize, usize)],
+    rounds: usize,
+    openings: &[connect4::MoveList],
+) -> Vec<Job> {
     let mut jobs = Vec::with_capacity(rounds * pairings.len() * 2);
     let mut pair = 0;
     for round in 0..rounds {
@@ -234,7 +242,8 @@ mod tests {
 
     #[test]
     fn pairs_share_openings_and_shards_split_them() {
-        let openings: Vec<String> = ["4", "3", "5"].iter().map(|s| s.to_string()).collect();
+        let openings: Vec<connect4::MoveList> =
+            ["4", "3", "5"].iter().map(|s| s.parse().unwrap()).collect();
         let jobs = schedule(&pairings(3, Mode::RoundRobin), 2, &openings);
         assert_eq!(jobs.len(), 2 * 3 * 2);
         assert_eq!(
@@ -280,7 +289,7 @@ mod tests {
         let kept = openings(Rules::STANDARD, &decided, 40).unwrap();
         let mut solver = Solver::new(MIN_HASH_MB);
         for m in kept.iter().take(5) {
-            let g = Game::from_move_string(Rules::STANDARD, m).unwrap();
+            let g = Game::from_moves(Rules::STANDARD, m).unwrap();
             assert!(matches!(
                 solver.prove_outcome(g.position(), 2_000),
                 None | Some(Outcome::Draw)

@@ -219,7 +219,12 @@ fn play_job(
     let (first, second) = two_seats(seats, job.first, job.second);
     let board = config.in_progress.as_deref();
     if let Some(b) = board {
-        b.start(job.game, &first.spec.name, &second.spec.name, &job.opening);
+        b.start(
+            job.game,
+            &first.spec.name,
+            &second.spec.name,
+            job.opening.as_str(),
+        );
     }
     let tell = |moves: &str| {
         if let Some(b) = board {

@@ -319,7 +319,7 @@ fn new_judge() -> Judge {
 /// A game's line with `judge`'s verdict on each move.
 fn judged_line(judge: &mut Judge, line: &GameLine) -> ApiResult {
     let rules = line.rules;
-    let game = Game::from_move_string(rules, &line.moves).map_err(|e| ApiError::BadGame {
+    let game = Game::from_moves(rules, &line.moves).map_err(|e| ApiError::BadGame {
         game: line.game,
         why: e.to_string(),
     })?;
