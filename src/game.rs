@@ -92,7 +92,7 @@ impl Game {
         Ok(game)
     }
 
-    /// Plays a [`MoveList`] from the empty board.
+    /// Plays a [`crate::MoveList`] from the empty board.
     pub fn from_moves(rules: Rules, moves: &crate::MoveList) -> Result<Game, MoveError> {
         Game::from_move_string(rules, moves.as_str())
     }
@@ -182,7 +182,7 @@ impl Game {
         format_moves(&self.moves)
     }
 
-    /// The moves so far as a [`MoveList`].
+    /// The moves so far as a [`crate::MoveList`].
     pub fn move_list(&self) -> crate::MoveList {
         let mut list = crate::MoveList::new();
         for &m in &self.moves {
