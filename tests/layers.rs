@@ -14,6 +14,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("rules", 0),
     ("position", 0),
     ("game", 0),
+    ("move_list", 0),
     ("grid", 0),
     ("score", 0),
     ("openings", 0),
@@ -35,6 +36,8 @@ const PROTOCOL_MAY_NAME: &[&str] = &["engine", "protocol"];
 const REEXPORTS: &[(&str, &str)] = &[
     ("Game", "game"),
     ("MoveError", "game"),
+    ("MoveList", "move_list"),
+    ("MoveListError", "move_list"),
     ("GridError", "grid"),
     ("Player", "position"),
     ("Position", "position"),
