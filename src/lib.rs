@@ -2,7 +2,7 @@
 //!
 //! # Layers
 //!
-//! Each layer uses only the layers below it (`tests/layers.rs` reads every
+//! Each layer uses only the layers below it (`tests/engine/layers.rs` reads every
 //! `use` and checks):
 //!
 //! ```text

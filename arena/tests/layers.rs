@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "../../tests/support/imports.rs"]
+#[path = "../../tests/engine/support/imports.rs"]
 mod imports;
 use imports::{named, named_after, sources};
 

@@ -3,7 +3,7 @@
 //! its layer of ply 11, and the clock keeps the value at 10 ms where the
 //! book knows it.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::Driver;
@@ -165,7 +165,7 @@ fn a_sample_of_the_shipped_layer_re_solved_agrees() {
 /// The positions of tests/data/blitz-sample.txt with every column's score
 /// (`None` for a full column).
 fn blitz_sample() -> Vec<(String, connect4::Position, Vec<Option<i32>>)> {
-    let text = include_str!("data/blitz-sample.txt");
+    let text = include_str!("../data/blitz-sample.txt");
     let rules = connect4::Rules::STANDARD;
     text.lines()
         .filter(|line| !line.starts_with('#'))

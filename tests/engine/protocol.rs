@@ -1,7 +1,7 @@
 //! The protocol through the real binary: transcripts, schemas, every error
 //! code, go/stop sequences and a stream of garbage.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

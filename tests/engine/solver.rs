@@ -1,7 +1,7 @@
 //! The exact solver against ground truth: the public test sets (labelled by
 //! an independent solver) and a plain minimax on other board sizes.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

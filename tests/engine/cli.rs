@@ -1,6 +1,6 @@
 //! The `connect4` binary's subcommands, driven as a user would.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use connect4::protocol::{ErrorCode, Reply};

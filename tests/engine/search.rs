@@ -1,7 +1,7 @@
 //! The clocked search: safe moves at any budget, limits honoured,
 //! determinism, and exact results checked against the public test sets.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
