@@ -5,7 +5,7 @@
 //! engines built from this repository: the arena binary serves the engine
 //! protocol itself (`connect4-arena engine`) and spawns copies of itself.
 //!
-//! The binary wires the arena's crates (arena/tests/layers.rs checks the
+//! The binary wires the arena's crates (arena/tests/arena/layers.rs checks the
 //! map: a crate depends only on those below it, and only the web links
 //! the web server):
 //!

@@ -57,7 +57,9 @@ fn layer(module: &str) -> Option<u32> {
 /// Why `importer` may not name `imported`, if it may not.
 fn forbidden(importer: &str, imported: &str) -> Option<String> {
     let (Some(from), Some(to)) = (layer(importer), layer(imported)) else {
-        return Some(format!("'{imported}' is in no layer of tests/engine/layers.rs"));
+        return Some(format!(
+            "'{imported}' is in no layer of tests/engine/layers.rs"
+        ));
     };
     if imported == "lab" && importer != "lab" {
         return Some("nothing of the engine uses the lab".into());

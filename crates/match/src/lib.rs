@@ -6,7 +6,7 @@
 //! # Layers
 //!
 //! Bottom first; a module names (`crate::...`) only modules of its own
-//! layer or below (arena/tests/layers.rs checks it):
+//! layer or below (arena/tests/arena/layers.rs checks it):
 //!
 //! ```text
 //! 8  merge (several logs into one)

@@ -5,7 +5,7 @@
 //! The accept loop is written here rather than taken from `axum::serve`,
 //! which neither caps the connections open at once nor closes one whose
 //! request head never comes: both are what keep slow or idle clients from
-//! holding the server (`arena/tests/web.rs` floods it).
+//! holding the server (`arena/tests/arena/web.rs` floods it).
 
 use std::future::Future;
 use std::net::TcpListener;

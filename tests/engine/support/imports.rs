@@ -1,5 +1,5 @@
 //! What the layer tests (tests/engine/layers.rs for the engine,
-//! arena/tests/layers.rs for the arena's crates) share: the source files
+//! arena/tests/arena/layers.rs for the arena's crates) share: the source files
 //! of a folder, and the modules a line of code names. Each test uses a
 //! part of it.
 

@@ -9,7 +9,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::{arena_path, children_of, fake, grading_with_log, scratch};
 
 /// The status line's code and the body of `GET path` on `port`.

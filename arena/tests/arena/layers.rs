@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "../../tests/engine/support/imports.rs"]
+#[path = "../../../tests/engine/support/imports.rs"]
 mod imports;
 use imports::{named, named_after, sources};
 
@@ -168,7 +168,9 @@ fn no_module_of_the_match_core_names_a_layer_above_its_own() {
             continue;
         }
         let Some(own) = layer(module) else {
-            wrong.push(format!("{module} has no layer in arena/tests/layers.rs"));
+            wrong.push(format!(
+                "{module} has no layer in arena/tests/arena/layers.rs"
+            ));
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 /// A submission folder whose `engine` runs `program` with `args`.

@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 /// A picture an experiment draws (its file name without `.svg`) and the

@@ -5,7 +5,7 @@
 //! stand-ins that record how they were called and leave two small
 //! programs and a wheel with a stand-in extension.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;

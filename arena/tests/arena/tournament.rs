@@ -4,7 +4,7 @@
 use connect4_match::results::Summary;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

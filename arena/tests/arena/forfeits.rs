@@ -10,7 +10,7 @@ use connect4_match::ending::Reason;
 use connect4_match::log::GameLine;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Plays 2 games of `bad` against a good engine; returns the stdout and

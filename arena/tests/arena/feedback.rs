@@ -6,7 +6,7 @@ use connect4::search::Solver;
 use connect4::{Game, Rules};
 use connect4_grade::GradescopeResults;
 
-mod common;
+use crate::common;
 use common::arena;
 
 /// One explained game read back from the output: the position drawn, the

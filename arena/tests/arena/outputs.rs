@@ -2,7 +2,7 @@
 //! grading's config or the student's own files are refused as outputs,
 //! before anything is written, and left as they were.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -9,7 +9,7 @@ use connect4_grade::GradescopeResults;
 use connect4_match::ending::Reason;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Grades `engine` with `settings`, writing and reading back `results`;

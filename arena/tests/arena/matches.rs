@@ -10,7 +10,7 @@ use connect4_match::log::GameLine;
 use connect4_match::results::Summary;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]
