@@ -44,8 +44,15 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/league",
         &["connect4", "connect4-match", "connect4-grade"],
     ),
-    // The engine inside Python: the engine alone.
-    ("connect4-python", "crates/python", &["connect4"]),
+    // Many games stepped at once, for reinforcement learning: the engine
+    // alone.
+    ("connect4-vector", "crates/vector", &["connect4"]),
+    // The engine inside Python: the engine and the batched games.
+    (
+        "connect4-python",
+        "crates/python",
+        &["connect4", "connect4-vector"],
+    ),
     (
         "connect4-arena",
         "arena",

@@ -11,6 +11,8 @@
 //!   search;
 //! - `players`: `Player`, every agent of the project choosing moves, and
 //!   `verdicts`, the solver's verdict on each move of a game;
+//! - `vector`: `_Batch`, many games stepped in one call (connect4-vector),
+//!   behind `c4engine.vector`;
 //! - `interrupt`: long calls run without the GIL and stop on Ctrl-C.
 //!
 //! The Python package `c4engine` (python/src/c4engine) re-exports these
@@ -22,6 +24,7 @@ mod interrupt;
 mod players;
 mod position;
 mod solver;
+mod vector;
 
 use pyo3::prelude::*;
 
@@ -32,6 +35,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::PyPosition>()?;
     m.add_class::<solver::PySolver>()?;
     m.add_class::<players::PyPlayer>()?;
+    m.add_class::<vector::PyBatch>()?;
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
     Ok(())
