@@ -41,7 +41,11 @@ pub struct Batch {
 /// Game `game`'s seed in a batch seeded `seed`: SplitMix64's mix, so that
 /// neighbouring games' generators share nothing.
 pub fn game_seed(seed: u64, game: usize) -> u64 {
-    let mut z = seed.wrapping_add((game as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut z = seed.wrapping_add(
+        (game as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15),
+    );
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
