@@ -254,10 +254,18 @@ fn extract<'py, T: FromPyObjectOwned<'py>>(
 
 /// The board's rules: `given`, or its shape's with four in a row.
 fn rules_of(given: Option<Rules>, rows: &[Vec<f64>]) -> PyResult<Rules> {
+    let (height, width) = (rows.len(), rows.first().map_or(0, Vec::len));
     if let Some(rules) = given {
+        if (height, width) != (rules.rows() as usize, rules.columns() as usize) {
+            return Err(position_error(format!(
+                "a board of {height} rows and {width} columns is not a board of {rules} \
+                 ({} rows, {} columns)",
+                rules.rows(),
+                rules.columns()
+            )));
+        }
         return Ok(rules);
     }
-    let (height, width) = (rows.len(), rows.first().map_or(0, Vec::len));
     let fits = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Rules::new(fits(width), fits(height), 4)
         .map_err(|e| position_error(format!("a board of {height} rows and {width} columns: {e}")))

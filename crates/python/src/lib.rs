@@ -9,6 +9,8 @@
 //!   in the caller's convention;
 //! - `solver`: `Solver`, the exact solver and the clocked
 //!   search;
+//! - `batch_solve`: `_BatchSolver`, many positions solved in one call by
+//!   worker threads made once (behind `c4engine.BatchSolver`);
 //! - `players`: `Player`, every agent of the project choosing moves, and
 //!   `verdicts`, the solver's verdict on each move of a game;
 //! - `vector`: `_Batch`, many games stepped in one call (connect4-vector),
@@ -18,6 +20,7 @@
 //! The Python package `c4engine` (python/src/c4engine) re-exports these
 //! with its docs and type stubs.
 
+mod batch_solve;
 mod boards;
 mod errors;
 mod interrupt;
@@ -34,6 +37,7 @@ use pyo3::prelude::*;
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::PyPosition>()?;
     m.add_class::<solver::PySolver>()?;
+    m.add_class::<batch_solve::PyBatchSolver>()?;
     m.add_class::<players::PyPlayer>()?;
     m.add_class::<vector::PyBatch>()?;
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;

@@ -64,6 +64,16 @@ impl PyPlayer {
         })
     }
 
+    /// Pickles as its spec: the copy is a fresh player of the same spec
+    /// (so `copy.deepcopy` of an environment holding one works).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let spec = slf.borrow().spec(py);
+        Ok((slf.get_type().into_any(), (spec,)))
+    }
+
     /// The spec that makes this player again.
     #[getter]
     fn spec(&self, py: Python<'_>) -> String {

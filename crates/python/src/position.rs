@@ -105,12 +105,40 @@ impl PyPosition {
             .map_err(|e| errors::from_move_string(&e))
     }
 
+    /// The position `moves` reach on `rules`: what a pickled position is
+    /// made again from.
+    #[staticmethod]
+    fn _restore(moves: &str, rules: &str) -> PyResult<PyPosition> {
+        PyPosition::new(moves, rules)
+    }
+
+    /// Pickles as its moves and rules (so `copy.deepcopy` and
+    /// multiprocessing take positions).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let restore = slf.get_type().getattr("_restore")?;
+        let this = slf.borrow();
+        Ok((restore, (this.moves(), this.rules())))
+    }
+
+    /// A position never changes: its copy is itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// A position never changes: its deep copy is itself.
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     /// The position after `columns`, each counted from 0.
     #[staticmethod]
     #[pyo3(signature = (columns, *, rules = "7x6x4"))]
-    fn from_columns(columns: Vec<i64>, rules: &str) -> PyResult<PyPosition> {
+    fn from_columns(columns: Vec<Bound<'_, PyAny>>, rules: &str) -> PyResult<PyPosition> {
         let rules = rules_named(rules)?;
-        let one_based: Vec<i64> = columns.iter().map(|c| c.saturating_add(1)).collect();
+        let mut one_based = Vec::with_capacity(columns.len());
+        for (i, c) in columns.iter().enumerate() {
+            one_based.push(column_of(c, i + 1, rules.columns())?.saturating_add(1));
+        }
         Game::from_columns(rules, &one_based)
             .map(PyPosition::of)
             .map_err(|e| errors::from_columns(&e, rules.columns()))
@@ -131,9 +159,10 @@ impl PyPosition {
     }
 
     /// The position after playing `column` (from 0).
-    fn play(&self, column: i64) -> PyResult<PyPosition> {
+    fn play(&self, column: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
         let mut game = self.game.clone();
         let columns = game.rules().columns();
+        let column = column_of(column, game.moves().len() + 1, columns)?;
         game.play(column.saturating_add(1))
             .map_err(|e| errors::from_columns(&e, columns))?;
         Ok(PyPosition::of(game))
@@ -235,5 +264,22 @@ impl PyPosition {
         } else {
             format!("Position('{}', rules='{}')", self.moves(), self.rules())
         }
+    }
+}
+
+/// A column (from 0) given to move `index`: any Python integer, one too
+/// large for the engine refused as a column off the board (not as an
+/// overflow of a C type).
+fn column_of(value: &Bound<'_, PyAny>, index: usize, columns: u32) -> PyResult<i64> {
+    match value.extract::<i64>() {
+        Ok(column) => Ok(column),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(value.py()) => {
+            Err(errors::position_error(format!(
+                "move {index}: column {} does not exist: the board's columns are 0 to {}",
+                value.str()?,
+                columns.saturating_sub(1)
+            )))
+        }
+        Err(e) => Err(e),
     }
 }

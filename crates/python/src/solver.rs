@@ -18,6 +18,11 @@ use crate::errors::position_error;
 use crate::interrupt;
 use crate::position::open_position;
 
+/// Nodes a call searches first on the caller's thread, before it hands the
+/// search to a thread that Ctrl-C can stop: a millisecond or so of search,
+/// where the end of a game takes microseconds.
+const QUICK_NODES: u64 = 20_000;
+
 /// An exact solver (with the opening book unless told otherwise) and the
 /// clocked search beside it.
 ///
@@ -156,8 +161,9 @@ impl PySolver {
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<u32>> {
-        let mut p = open_position(position, "there is nothing to solve")?;
+        let start = open_position(position, "there is nothing to solve")?;
         self.searching(py, |solver| {
+            let mut p = start;
             let mut line = Vec::new();
             while !p.is_over() {
                 let (column, _) = solver.best_move_within(&p)?;
@@ -209,8 +215,18 @@ impl PySolver {
     fn searching<T: Send>(
         &self,
         py: Python<'_>,
-        search: impl FnOnce(&mut Solver) -> Option<T> + Send,
+        search: impl Fn(&mut Solver) -> Option<T> + Send + Sync,
     ) -> PyResult<T> {
+        // First on this thread, within a few nodes: the end of a game is
+        // solved here in microseconds, with no thread started.
+        let quick = py.detach(|| {
+            let mut held = self.held();
+            held.solver.set_limits(&Limits::nodes(QUICK_NODES), None);
+            search(&mut held.solver)
+        });
+        if let Some(answer) = quick {
+            return Ok(answer);
+        }
         let stop = Arc::clone(&self.stop);
         let answer = interrupt::run(py, &self.stop, || {
             let mut held = self.held();

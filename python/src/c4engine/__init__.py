@@ -58,12 +58,22 @@ imported side by side.
 import threading
 
 from ._native import Player, Position, PositionError, Solver, verdicts
+from .batch import BatchSolver
 from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env
 from .games import as_player, play_game, play_match
 from .teacher import accuracy
 
+try:
+    import gymnasium as _gymnasium  # noqa: F401 (only to know it is there)
+except ImportError:
+    pass
+else:
+    from .registration import register as _register
+    _register()
+
 __all__ = [
     "LEVELS",
+    "BatchSolver",
     "accuracy",
     "level",
     "Player",

@@ -1,6 +1,8 @@
 """Type stubs of c4engine (see its docstring)."""
 
-from typing import Any, Callable, Literal, Optional, Sequence, TypedDict, Union
+from typing import Any, Callable, Iterable, Literal, Optional, Sequence, TypedDict, Union
+
+import numpy as np
 
 Convention = Literal["course", "kaggle", "pettingzoo", "openspiel"]
 OutcomeName = Literal["win", "draw", "loss"]
@@ -46,6 +48,18 @@ class Thought(TypedDict):
     depth: int
     nodes: int
     pv: list[int]
+
+class BatchSolver:
+    """Exact answers for many positions in one call, over worker threads made once."""
+
+    def __init__(self, *, threads: int | None = None, hash_mb: int | None = None,
+                 book: bool = True) -> None: ...
+    @property
+    def threads(self) -> int: ...
+    def score(self, positions: Iterable[Position | str]) -> np.ndarray: ...
+    def outcome(self, positions: Iterable[Position | str]) -> np.ndarray: ...
+    def scores(self, positions: Iterable[Position | str]) -> np.ndarray: ...
+    def best_move(self, positions: Iterable[Position | str]) -> tuple[np.ndarray, np.ndarray]: ...
 
 class Solver:
     """The exact solver and the clocked search, with a table kept between calls."""
