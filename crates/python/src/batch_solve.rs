@@ -6,10 +6,9 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use connect4::Position;
 use connect4::search::{DEFAULT_HASH_MB, Limits, Solver};
@@ -17,10 +16,8 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::interrupt;
 use crate::position::open_position;
-
-/// How often the waiting caller looks for Ctrl-C.
-const POLL: Duration = Duration::from_millis(50);
 
 /// Positions a job holds at most: small enough that the workers share a
 /// call's work evenly, large enough that a job's cost is the positions'.
@@ -251,26 +248,21 @@ impl PyBatchSolver {
         drop(answers);
         let mut out: Vec<Answer> = vec![None; n];
         while left > 0 {
-            let (back, got) = py.detach(move || {
-                let got = gathered.recv_timeout(POLL);
-                (gathered, got)
-            });
+            let (back, got) = interrupt::next(py, gathered);
             gathered = back;
             match got {
-                Ok((start, part)) => {
+                Ok(Some((start, part))) => {
                     for (k, a) in part.into_iter().enumerate() {
                         out[start + k] = a;
                     }
                     left -= 1;
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(interrupt) = py.check_signals() {
-                        self.stop.store(true, Ordering::Relaxed);
-                        py.detach(move || while gathered.recv().is_ok() {});
-                        return Err(interrupt);
-                    }
+                Ok(None) => return Err(failed()),
+                Err(interrupt) => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    py.detach(move || while gathered.recv().is_ok() {});
+                    return Err(interrupt);
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(failed()),
             }
         }
         if out.iter().any(Option::is_none) {

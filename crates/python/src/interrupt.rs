@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -14,6 +14,31 @@ use pyo3::prelude::*;
 
 /// How often a waiting call looks for Ctrl-C.
 const POLL: Duration = Duration::from_millis(50);
+
+/// The next value on `receiver`, waited for without the GIL and looking
+/// for Ctrl-C every [`POLL`]: `Ok(None)` once every sender is gone, the
+/// `KeyboardInterrupt` on a Ctrl-C (the caller stops its work). The
+/// receiver comes back with the answer (it goes into the wait: it is not
+/// Sync).
+pub fn next<T: Send>(py: Python<'_>, receiver: Receiver<T>) -> (Receiver<T>, PyResult<Option<T>>) {
+    let mut receiver = receiver;
+    loop {
+        let (back, got) = py.detach(move || {
+            let got = receiver.recv_timeout(POLL);
+            (receiver, got)
+        });
+        receiver = back;
+        match got {
+            Ok(value) => return (receiver, Ok(Some(value))),
+            Err(RecvTimeoutError::Disconnected) => return (receiver, Ok(None)),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    return (receiver, Err(interrupt));
+                }
+            }
+        }
+    }
+}
 
 /// The answer of `work`, run without the GIL; `stop` is the flag its
 /// search polls.
@@ -24,31 +49,19 @@ pub fn run<T: Send>(
 ) -> PyResult<T> {
     stop.store(false, Ordering::Relaxed);
     std::thread::scope(|scope| {
-        let (done, mut answer) = channel();
+        let (done, answer) = channel();
         scope.spawn(move || {
             done.send(work()).ok();
         });
-        loop {
-            // The receiver goes into the wait and back (it is not Sync).
-            let (back, got) = py.detach(move || {
-                let got = answer.recv_timeout(POLL);
-                (answer, got)
-            });
-            answer = back;
-            match got {
-                Ok(value) => return Ok(value),
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(interrupt) = py.check_signals() {
-                        stop.store(true, Ordering::Relaxed);
-                        py.detach(move || answer.recv()).ok();
-                        return Err(interrupt);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(PyRuntimeError::new_err(
-                        "the search failed (please report it)",
-                    ));
-                }
+        match next(py, answer) {
+            (_, Ok(Some(value))) => Ok(value),
+            (_, Ok(None)) => Err(PyRuntimeError::new_err(
+                "the search failed (please report it)",
+            )),
+            (answer, Err(interrupt)) => {
+                stop.store(true, Ordering::Relaxed);
+                py.detach(move || answer.recv()).ok();
+                Err(interrupt)
             }
         }
     })

@@ -36,7 +36,7 @@ pub struct PyPlayer {
 }
 
 /// The agent spec a player's name stands for: `perfect` is the solver.
-fn agent_spec(spec: &str) -> String {
+pub(crate) fn agent_spec(spec: &str) -> String {
     match spec.strip_prefix("perfect") {
         Some(rest) if rest.is_empty() || rest.starts_with(':') => format!("solver{rest}"),
         _ => spec.to_string(),

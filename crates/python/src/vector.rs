@@ -50,17 +50,13 @@ fn value_error(e: BatchError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The opponent a name stands for: None is self-play, `perfect` the solver.
+/// The opponent a name stands for: None is self-play, `random` the native
+/// one, any other a player's spec (`perfect` the solver, as for `Player`).
 fn opponent_of(name: Option<&str>) -> Opponent {
     match name {
         None => Opponent::SelfPlay,
         Some("random") => Opponent::Random,
-        Some(spec) => match spec.strip_prefix("perfect") {
-            Some(rest) if rest.is_empty() || rest.starts_with(':') => {
-                Opponent::Agent(format!("solver{rest}"))
-            }
-            _ => Opponent::Agent(spec.to_string()),
-        },
+        Some(spec) => Opponent::Agent(crate::players::agent_spec(spec)),
     }
 }
 
@@ -203,19 +199,6 @@ impl PyBatch {
         Ok(PyBatch {
             inner: Mutex::new(Inner { batch, small }),
         })
-    }
-
-    /// The learner's side in each game now (0 first, 1 second); in
-    /// self-play the player to move.
-    fn learners<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let inner = self.inner();
-        let sides: Vec<u8> = (0..inner.batch.positions().len())
-            .map(|g| match inner.batch.learner(g) {
-                connect4::Player::First => 0,
-                connect4::Player::Second => 1,
-            })
-            .collect();
-        PyBytes::new(py, &sides)
     }
 }
 

@@ -60,16 +60,12 @@ impl Batch {
         }
         let agent = match &config.opponent {
             Opponent::Agent(spec) => {
-                let agent = agents::from_spec(spec).map_err(|e| BatchError::Opponent {
+                let refused = |e: agents::AgentError| BatchError::Opponent {
                     spec: spec.clone(),
                     why: e.to_string(),
-                })?;
-                agent
-                    .check_rules(config.rules)
-                    .map_err(|e| BatchError::Opponent {
-                        spec: spec.clone(),
-                        why: e.to_string(),
-                    })?;
+                };
+                let agent = agents::from_spec(spec).map_err(refused)?;
+                agent.check_rules(config.rules).map_err(refused)?;
                 Some(agent)
             }
             _ => None,
