@@ -386,6 +386,9 @@ fn sigterm_to_every_process_as_from_scancel_stops_the_run_and_scores_no_crash() 
     interrupt_finishes_running_games("-TERM", true);
 }
 
+/// The games of the interrupted match.
+const GAMES: &str = "100000";
+
 /// Sends `signal` to a match once two games are logged (with `everyone`,
 /// to its engines too, as Slurm's `scancel` does): it stops with 130, says
 /// how to resume, and its log holds each finished game once, none lost to
@@ -393,9 +396,12 @@ fn sigterm_to_every_process_as_from_scancel_stops_the_run_and_scores_no_crash() 
 fn interrupt_finishes_running_games(signal: &str, everyone: bool) {
     let dir = scratch(&format!("signal{signal}"));
     let log = dir.join("games.jsonl");
+    // Far more games than any machine plays before the signal arrives (40
+    // took 1.5 s in a CI run, which then ended before its Ctrl-C), so that
+    // the test never races the engines.
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("connect4-arena"))
         .args([
-            "match", "--engine", DEEP, "--engine", MCTS, "--games", "40", "--log",
+            "match", "--engine", DEEP, "--engine", MCTS, "--games", GAMES, "--log",
         ])
         .arg(&log)
         .stdout(Stdio::piped())
@@ -424,7 +430,7 @@ fn interrupt_finishes_running_games(signal: &str, everyone: bool) {
         "{text}"
     );
     let games = read_log(&log);
-    assert!(games.len() < 40);
+    assert!(games.len() < GAMES.parse().unwrap());
     let mut numbers = game_numbers(&games);
     numbers.dedup();
     assert_eq!(numbers.len(), games.len(), "no game twice");
