@@ -101,6 +101,50 @@ def test_the_gymnasium_environment_passes_gymnasium_s_checker(c4):
         env.step(1)
     with pytest.raises(ValueError, match="action 9"):
         c4.gymnasium_env("random").step(9)
+    with pytest.raises(ValueError, match=r"action 2\.0: expected a column from 0 to 6"):
+        c4.gymnasium_env("random").step(2.0)
+
+
+def test_every_render_mode_passes_pettingzoo_s_render_test(c4, monkeypatch):
+    # pygame's window without a display (SDL's own stand-in).
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: c4.pettingzoo_env(render_mode=render_mode))
+    env = c4.pettingzoo_env(rules="6x5x4", render_mode="rgb_array")
+    env.reset()
+    env.step(2)
+    picture = env.render()
+    assert picture.shape == (5 * 64, 6 * 64, 3) and picture.dtype == np.uint8
+
+    def centre(picture, row, column):
+        return tuple(int(v) for v in picture[row * 64 + 32, column * 64 + 32])
+
+    stone, hole = centre(picture, 4, 2), centre(picture, 4, 1)
+    assert stone != hole and centre(picture, 3, 2) == hole, "one stone, at the bottom of column 2"
+    env.step(2)
+    assert centre(env.render(), 3, 2) not in (stone, hole), "the second player's colour"
+    with pytest.raises(ValueError, match="render_mode 'svg'"):
+        c4.pettingzoo_env(render_mode="svg")
+    gym = c4.gymnasium_env("random", render_mode="rgb_array")
+    gym.reset(seed=0)
+    assert gym.render().shape == (6 * 64, 7 * 64, 3)
+
+
+def test_an_observation_is_the_agent_s_to_keep_and_masks_are_there_for_maskable_ppo(c4):
+    env = c4.pettingzoo_env()
+    env.reset()
+    before = env.observe("player_0")
+    env.step(3)
+    assert before["observation"].sum() == 0, "a later move changed a kept observation"
+    assert before["observation"].flags.writeable and before["action_mask"].flags.writeable
+    assert env.observe("player_1")["observation"][5, 3, 1] == 1, "the other's stone"
+    gym = c4.gymnasium_env(lambda p: 0 if 0 in p.legal() else p.legal()[0])
+    gym.reset(seed=0)
+    for _ in range(3):
+        gym.step(0)
+    masks = gym.action_masks()
+    assert masks.dtype == np.bool_ and list(masks) == [False] + [True] * 6
 
 
 def test_the_kaggle_agent_plays_in_connectx(c4):

@@ -22,7 +22,7 @@
 use connect4::Rules;
 use connect4::game::Game;
 use connect4::grid;
-use connect4::position::{Player, Position};
+use connect4::position::Position;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -191,11 +191,10 @@ pub fn write<'py>(
             Ok(flat.into_pyobject(py)?.into_any())
         }
         Convention::PettingZoo => {
-            let own = match position.side_to_move() {
-                Player::First => 1,
-                Player::Second => 2,
-            };
-            let bytes = PyBytes::new(py, &planes(position, own));
+            let size = position.rows() as usize * position.columns() as usize * 2;
+            let mut cells = vec![0; size];
+            connect4_vector::planes(position, position.side_to_move(), &mut cells);
+            let bytes = PyBytes::new(py, &cells);
             let kwargs = PyDict::new(py);
             kwargs.set_item("dtype", numpy.getattr("int8")?)?;
             let flat = numpy.call_method("frombuffer", (bytes,), Some(&kwargs))?;
@@ -214,19 +213,6 @@ pub fn write<'py>(
             numpy.call_method1("array", (vec![plane(1), plane(2), plane(0)],))
         }
     }
-}
-
-/// PettingZoo's planes of `position` for `player` (1 or 2): rows x
-/// columns x 2 bytes, plane 0 its stones, plane 1 the other's, row 0 on
-/// top.
-pub fn planes(position: &Position, player: u8) -> Vec<u8> {
-    let rows = grid::to_rows(position);
-    let mut out = Vec::with_capacity(rows.len() * rows.first().map_or(0, Vec::len) * 2);
-    for cell in rows.iter().flatten() {
-        out.push(u8::from(*cell == player));
-        out.push(u8::from(*cell != 0 && *cell != player));
-    }
-    out
 }
 
 /// How the course's board names its values.

@@ -13,6 +13,8 @@
 //!   worker threads made once (behind `c4engine.BatchSolver`);
 //! - `players`: `Player`, every agent of the project choosing moves, and
 //!   `verdicts`, the solver's verdict on each move of a game;
+//! - `board`: `_Board`, the one game a single environment plays, changed
+//!   in place (behind `c4engine`'s PettingZoo and Gymnasium environments);
 //! - `vector`: `_Batch`, many games stepped in one call (connect4-vector),
 //!   behind `c4engine.vector`;
 //! - `interrupt`: long calls run without the GIL and stop on Ctrl-C.
@@ -21,6 +23,7 @@
 //! with its docs and type stubs.
 
 mod batch_solve;
+mod board;
 mod boards;
 mod errors;
 mod interrupt;
@@ -40,6 +43,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch_solve::PyBatchSolver>()?;
     m.add_class::<players::PyPlayer>()?;
     m.add_class::<vector::PyBatch>()?;
+    m.add_class::<board::PyBoard>()?;
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
     Ok(())

@@ -226,20 +226,6 @@ impl PyPosition {
         boards::write(py, self.position(), Convention::named(convention)?)
     }
 
-    /// The board as PettingZoo's planes for `player` (1 or 2: plane 0 its
-    /// stones, plane 1 the other's), rows x columns x 2 bytes of 0 and 1,
-    /// for numpy.frombuffer: the environments' fast path.
-    fn _planes(&self, player: u8) -> Vec<u8> {
-        boards::planes(self.position(), player)
-    }
-
-    /// One byte per column, 1 where the column has room (after a win too,
-    /// as connect_four_v3's mask): the environments' action mask.
-    fn _mask(&self) -> Vec<u8> {
-        let p = self.position();
-        (0..p.columns()).map(|c| u8::from(p.can_play(c))).collect()
-    }
-
     fn __len__(&self) -> usize {
         self.game.moves().len()
     }

@@ -23,12 +23,15 @@
 //! winner and -1 for the loser, a draw 0 for both; a full column ends the
 //! game with -1 for the player who chose it and 0 for the other. A column
 //! outside the board is the caller's error, not a move.
+//!
+//! A single game's observation and mask are written by [`planes`] and
+//! [`mask`], which the batch uses for each of its games.
 
 mod batch;
 mod observe;
 
 pub use batch::{Batch, game_seed};
-pub use observe::Buffers;
+pub use observe::{Buffers, mask, planes};
 
 use connect4::Rules;
 use thiserror::Error;

@@ -85,8 +85,9 @@ impl Layout {
     }
 }
 
-/// Writes `p` as `viewer` sees it into `out` (one game's observation).
-pub(crate) fn planes(p: &Position, viewer: Player, out: &mut [u8]) {
+/// Writes `p` as `viewer` sees it into `out` (one game's observation:
+/// rows x columns x 2 bytes, the layout of [`Buffers`]' `observation`).
+pub fn planes(p: &Position, viewer: Player, out: &mut [u8]) {
     let (mine, theirs) = (p.stones(viewer), p.stones(viewer.other()));
     let (rows, columns) = (p.rows() as usize, p.columns() as usize);
     let height = rows + 1;
@@ -100,8 +101,8 @@ pub(crate) fn planes(p: &Position, viewer: Player, out: &mut [u8]) {
     }
 }
 
-/// Writes the columns with room in `p` into `out`.
-pub(crate) fn mask(p: &Position, out: &mut [u8]) {
+/// Writes the columns with room in `p` into `out` (one byte a column).
+pub fn mask(p: &Position, out: &mut [u8]) {
     for (c, m) in out.iter_mut().enumerate() {
         *m = u8::from(p.can_play(c as u32));
     }

@@ -15,13 +15,14 @@ def space(height, width):
     })
 
 
-def observe(position, player, height, width, masked=True):
-    """`position` as `player` (1 or 2) sees it; with `masked` False the
-    mask is all zeros (connect_four_v3 shows the mask to the agent to move
-    alone)."""
-    planes = np.frombuffer(position._planes(player), dtype=np.int8)
+def observe(board, player, height, width, masked=True):
+    """The game of `board` (a native `_Board`) as `player` (1 or 2) sees
+    it; with `masked` False the mask is all zeros (connect_four_v3 shows
+    the mask to the agent to move alone). The arrays are fresh and
+    writable: an agent may keep them."""
+    planes = np.frombuffer(board.planes(player), dtype=np.int8).reshape(height, width, 2)
     if masked:
-        mask = np.frombuffer(position._mask(), dtype=np.int8).copy()
+        mask = np.frombuffer(board.mask(), dtype=np.int8)
     else:
         mask = np.zeros(width, np.int8)
-    return {"observation": planes.reshape(height, width, 2).copy(), "action_mask": mask}
+    return {"observation": planes, "action_mask": mask}
