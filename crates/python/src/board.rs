@@ -31,6 +31,19 @@ pub struct PyBoard {
 
 #[pymethods]
 impl PyBoard {
+    /// What `play` answers when the game goes on.
+    #[classattr]
+    const GOES_ON: u8 = GOES_ON;
+    /// What `play` answers when the move won.
+    #[classattr]
+    const WON: u8 = WON;
+    /// What `play` answers when the move drew.
+    #[classattr]
+    const DRAWN: u8 = DRAWN;
+    /// What `play` answers when nothing was played.
+    #[classattr]
+    const NOT_PLAYED: u8 = NOT_PLAYED;
+
     /// The empty board of `rules` ('7x6x4').
     #[new]
     #[pyo3(signature = (rules = "7x6x4"))]
@@ -64,9 +77,9 @@ impl PyBoard {
         self.game = Game::new(self.game.rules());
     }
 
-    /// Plays `action`, a column from 0 (any Python integer): 0 when the
-    /// game goes on, 1 when the move won, 2 when it drew, 3 when nothing
-    /// was played (the column is full, or the game is over). Anything but
+    /// Plays `action`, a column from 0 (any Python integer): `GOES_ON`,
+    /// `WON` (the move won), `DRAWN`, or `NOT_PLAYED` (the column is full,
+    /// or the game is over). Anything but
     /// a column of the board is a `ValueError` that quotes it.
     fn play(&mut self, action: &Bound<'_, PyAny>) -> PyResult<u8> {
         let columns = self.game.rules().columns();
@@ -134,6 +147,18 @@ impl PyBoard {
     /// The position now, as a `Position`.
     fn position(&self) -> PyPosition {
         PyPosition::of(self.game.clone())
+    }
+
+    /// The board's rows.
+    #[getter]
+    fn rows(&self) -> u32 {
+        self.game.rules().rows()
+    }
+
+    /// The board's columns.
+    #[getter]
+    fn columns(&self) -> u32 {
+        self.game.rules().columns()
     }
 
     /// Who moves next: 1 (the first player) or 2 (the second).

@@ -11,7 +11,7 @@ from ._native import _Board
 from . import observations, rendering, rewards
 
 # What _Board.play answers.
-_GOES_ON, _WON, _DRAWN, _NOT_PLAYED = range(4)
+_GOES_ON, _WON, _NOT_PLAYED = _Board.GOES_ON, _Board.WON, _Board.NOT_PLAYED
 
 
 class ConnectFour(AECEnv):
@@ -26,7 +26,7 @@ class ConnectFour(AECEnv):
         self.reward = rewards.check(reward)
         self.verdicts = rewards.Verdicts() if reward == "verdict" else None
         self.board = _Board(rules)
-        self.width, self.height = (int(n) for n in self.board.position().rules.split("x")[:2])
+        self.width, self.height = self.board.columns, self.board.rows
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]
         self._viewer = {"player_0": 1, "player_1": 2}

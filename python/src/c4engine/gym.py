@@ -15,7 +15,7 @@ from . import observations, rendering, rewards
 from .games import as_player
 
 # What _Board.play answers.
-_GOES_ON, _WON, _DRAWN, _NOT_PLAYED = range(4)
+_GOES_ON, _WON, _NOT_PLAYED = _Board.GOES_ON, _Board.WON, _Board.NOT_PLAYED
 
 
 class ConnectFourVs(gymnasium.Env):
@@ -31,7 +31,7 @@ class ConnectFourVs(gymnasium.Env):
         self.reward = rewards.check(reward)
         self.verdicts = rewards.Verdicts() if reward == "verdict" else None
         self.board = _Board(rules)
-        self.width, self.height = (int(n) for n in self.board.position().rules.split("x")[:2])
+        self.width, self.height = self.board.columns, self.board.rows
         self.action_space = spaces.Discrete(self.width)
         self.observation_space = observations.space(self.height, self.width)
         self.me = 1 if play_first else 2

@@ -10,7 +10,8 @@ FPS = 4
 # Pixels a cell, and the colours: the board, an empty hole, each player's stone.
 CELL = 64
 _BOARD, _HOLE = (0, 64, 160), (235, 235, 235)
-_STONES = {1: (220, 40, 40), 2: (245, 200, 30)}
+# The course's board: -1 the first player, 1 the second.
+_STONES = {-1: (220, 40, 40), 1: (245, 200, 30)}
 
 
 def check(render_mode):
@@ -39,14 +40,13 @@ _DISC = _disc()
 def image(position):
     """`position` as an RGB image: a (rows * CELL) x (columns * CELL) x 3
     uint8 array, row 0 on top."""
-    board = position.board("kaggle")
-    columns, rows = (int(n) for n in position.rules.split("x")[:2])
+    board = position.board("course")
+    rows, columns = board.shape
     out = np.empty((rows * CELL, columns * CELL, 3), np.uint8)
     out[:] = _BOARD
-    for index, stone in enumerate(board):
-        row, column = divmod(index, columns)
+    for (row, column), stone in np.ndenumerate(board):
         cell = out[row * CELL:(row + 1) * CELL, column * CELL:(column + 1) * CELL]
-        cell[_DISC] = _STONES.get(stone, _HOLE)
+        cell[_DISC] = _STONES.get(int(stone), _HOLE)
     return out
 
 
