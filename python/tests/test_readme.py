@@ -8,11 +8,16 @@ Each command of a ```sh block runs in bash, in order, in one scratch folder that
 the repository's files (and ../shared beside it), after the `export` and
 `NAME=value` lines the README gives before it. It must exit 0, or, for the long jobs (a
 1000-game match, an hour of book building), still be running without an
-error after a few seconds. Only what cannot run here is left out, each
-for the reason given below."""
+error after a few seconds. A command that writes what a later one reads
+(`--results results.json`, then `--feedback results.json`) runs to its
+end however long it takes, so that the later one never depends on the
+machine's speed. Only what cannot run here is left out, each for the
+reason given below."""
 
 import os
+import fnmatch
 import re
+import shlex
 import signal
 import subprocess
 from pathlib import Path
@@ -36,6 +41,10 @@ NOT_RUN = {
 
 # Seconds a command may run before it counts as a long job that started.
 LONG_JOB_SECONDS = 8
+
+# Seconds a command whose output a later one reads may take to end: a
+# bound against a hang, not a measure of speed.
+PRODUCER_SECONDS = 900
 
 
 def blocks(page=README):
@@ -130,16 +139,51 @@ def test_the_main_job_plays_a_real_match():
     assert "games in" in out and "Elo difference" in out, out[-3000:]
 
 
-@pytest.mark.parametrize("setup, command", COMMANDS[2:],
+def arguments(command):
+    """The words of `command` that are arguments, not the programs (the
+    first word, and each after `&&`, `|` or `;`)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return []
+    return [w for i, w in enumerate(words)
+            if i > 0 and words[i - 1] not in ("&&", "||", "|", ";") and w not in ("&&", "||", "|", ";")]
+
+
+def paths_named(command):
+    """The arguments of `command` that name a file or folder the examples
+    make (not an option, a setting, a variable or one of the repository's
+    files): `results.json`, `part3.jsonl`, `my-policy`, `class/ada`."""
+    return {w for w in arguments(command)
+            if re.fullmatch(r"[\w][\w./-]*", w) and re.search(r"[./-]", w)
+            and not (REPO / w).exists()}
+
+
+def later_reads(index):
+    """Whether a command after COMMANDS[index] names a path it makes: the
+    same, a glob matching it, or a folder holding it."""
+    made = paths_named(COMMANDS[index][1])
+    for _, later in COMMANDS[index + 1:]:
+        for word in arguments(later):
+            if any(fnmatch.fnmatch(m, word) or m.startswith(word + "/") for m in made):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("index", range(2, len(COMMANDS)),
                          ids=[c.split("#")[0].strip()[:60] for _, c in COMMANDS[2:]])
-def test_each_example_works_as_written(setup, command, scratch):
+def test_each_example_works_as_written(index, scratch):
+    setup, command = COMMANDS[index]
     why = reason_not_run(command)
     if why:
         pytest.skip(why)
     if not (REPO / "target" / "release" / "connect4").exists():
         pytest.fail("target/release/connect4 is missing: the README's first command builds it")
     script = "\n".join(setup + ["set -o pipefail", command])
-    status, out = run(script, scratch, LONG_JOB_SECONDS)
+    producer = later_reads(index)
+    status, out = run(script, scratch, PRODUCER_SECONDS if producer else LONG_JOB_SECONDS)
+    if producer:
+        assert status is not None, f"a later example reads what this one writes, and it ran past {PRODUCER_SECONDS} s:\n{out[-3000:]}"
     if status is None:
         lowered = out.lower()
         assert "error" not in lowered and "no such file" not in lowered, out[-3000:]

@@ -16,7 +16,8 @@ use common::{arena_path, children_of, fake, grading_with_log, scratch};
 fn get(port: u16, path: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
+        // A bound against a hang, not a measure of speed.
+        .set_read_timeout(Some(Duration::from_secs(120)))
         .unwrap();
     write!(
         stream,
@@ -68,8 +69,9 @@ fn start(mut command: Command) -> (Child, u16) {
     (server, port)
 }
 
+/// A clock test (run apart, one at a time): the 503s must come at once.
 #[test]
-fn a_flood_of_requests_is_turned_away_not_queued_without_end() {
+fn clock_a_flood_of_requests_is_turned_away_not_queued_without_end() {
     // An engine that never answers `go`: every move request holds a
     // thread for its time (100 ms and the margin).
     let (mut server, port) = serve(&["--engine", &(fake("pong-only") + ",movetime=100")]);
@@ -123,8 +125,9 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
     let (mut server, port) = serve(&["--log", log.to_str().unwrap()]);
     let (code, list) = get(port, "/api/games");
     let (game_code, game) = get(port, "/api/game?log=1&game=1");
-    // The server judges every game in the background, and says how far.
-    let judged_all = (0..600).any(|_| {
+    // The server judges every game in the background, and says how far
+    // (five minutes: a bound against a hang, not a measure of speed).
+    let judged_all = (0..3000).any(|_| {
         let (_, list) = get(port, "/api/games");
         let list: serde_json::Value = serde_json::from_str(&list).unwrap();
         let log = &list["logs"][0];
@@ -136,7 +139,7 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
     });
     server.kill().ok();
     server.wait().ok();
-    assert!(judged_all, "the games were not all judged in a minute");
+    assert!(judged_all, "the games were not all judged in five minutes");
     assert_eq!(code, 200, "{list}");
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
     let games = list["logs"][0]["games"].as_array().unwrap();
@@ -158,7 +161,12 @@ fn a_grading_s_games_are_replayed_with_their_tests() {
 #[test]
 fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        let mut command = serve_command(&["--engine", "name=greedy,cmd=self,option.agent=greedy"]);
+        // A depth limit, not a time: the move is never late however
+        // loaded the machine.
+        let mut command = serve_command(&[
+            "--engine",
+            "name=greedy,cmd=self,option.agent=greedy,depth=1",
+        ]);
         // Started as a script's `serve &` starts it, with SIGINT and
         // SIGTERM ignored: the server must still stop at them.
         // SAFETY: only async-signal-safe calls between fork and exec.
@@ -181,7 +189,8 @@ fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
             libc::kill(server.id() as libc::pid_t, signal);
         }
         let started = Instant::now();
-        while server.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(10) {
+        // The waits below are bounds against a hang, not measures of speed.
+        while server.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(120) {
             std::thread::sleep(Duration::from_millis(20));
         }
         let ended = server.try_wait().unwrap().is_some();
@@ -196,7 +205,7 @@ fn ctrl_c_or_sigterm_stops_the_server_and_its_engines() {
             })
         };
         let started = Instant::now();
-        while !engines.iter().all(gone) && started.elapsed() < Duration::from_secs(10) {
+        while !engines.iter().all(gone) && started.elapsed() < Duration::from_secs(120) {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(
