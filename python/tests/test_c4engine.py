@@ -9,6 +9,7 @@ and the extension cargo built (target/release/libc4engine_native.so;
 C4ENGINE_NATIVE overrides), as the kit's wheel assembles it."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,6 +38,14 @@ def test_the_module_s_examples_hold(c4):
 
     failed, tried = doctest.testmod(c4, verbose=False)
     assert tried >= 5 and failed == 0
+
+
+def test_the_version_is_the_engine_s(c4):
+    """`c4engine.__version__` is the workspace's version, which maturin
+    names the wheel by."""
+    cargo = (REPO / "Cargo.toml").read_text()
+    version = re.search(r'\[workspace\.package\]\nversion = "([^"]+)"', cargo).group(1)
+    assert c4.__version__ == version
 
 
 def test_positions_from_a_move_string_columns_and_play(c4):

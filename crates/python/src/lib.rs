@@ -46,5 +46,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::PyBoard>()?;
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
+    // The package's version is the crate's: maturin names the wheel by it.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -52,12 +52,13 @@ the environments rewarding by the game's
 result or, with reward="verdict", by the solver's verdict on each move.
 
 This package is not the course's `connect4` package: both can be
-imported side by side.
+imported side by side. `c4engine.__version__` is its version, the
+engine's.
 """
 
 import threading
 
-from ._native import Player, Position, PositionError, Solver, verdicts
+from ._native import Player, Position, PositionError, Solver, __version__, verdicts
 from .batch import BatchSolver
 from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env
 from .games import as_player, play_game, play_match

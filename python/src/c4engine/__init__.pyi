@@ -3,18 +3,49 @@
 from typing import Any, Callable, Iterable, Literal, Optional, Sequence, TypedDict, Union
 
 import numpy as np
+from typing_extensions import final
 
 Convention = Literal["course", "kaggle", "pettingzoo", "openspiel"]
 OutcomeName = Literal["win", "draw", "loss"]
 TieBreak = Literal["centre", "center", "left", "random"]
 
+__version__: str
+__all__ = [
+    "LEVELS",
+    "BatchSolver",
+    "accuracy",
+    "level",
+    "Player",
+    "Position",
+    "PositionError",
+    "Solver",
+    "as_player",
+    "gymnasium_env",
+    "kaggle_agent",
+    "openspiel_bot",
+    "pettingzoo_env",
+    "play_game",
+    "play_match",
+    "verdicts",
+    "best_move",
+    "outcome",
+    "principal_variation",
+    "score",
+    "scores",
+    "think",
+]
+
+# Players to practise against, weakest first: level(n) is LEVELS[n - 1].
+LEVELS: list[str]
+
 class PositionError(ValueError):
     """A position or move that cannot be."""
 
+@final
 class Position:
     """A position and the moves that reached it; immutable."""
 
-    def __init__(self, moves: str = "", *, rules: str = "7x6x4") -> None: ...
+    def __new__(cls, moves: str = "", *, rules: str = "7x6x4") -> "Position": ...
     @staticmethod
     def from_columns(columns: Sequence[int], *, rules: str = "7x6x4") -> "Position": ...
     @staticmethod
@@ -35,8 +66,10 @@ class Position:
     def rules(self) -> str: ...
     def board(self, convention: Convention = "course") -> Any: ...
     def __len__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+    def __copy__(self) -> "Position": ...
+    def __deepcopy__(self, memo: Any, /) -> "Position": ...
 
 PositionLike = Union[Position, str]
 
@@ -61,12 +94,13 @@ class BatchSolver:
     def scores(self, positions: Iterable[Position | str]) -> np.ndarray: ...
     def best_move(self, positions: Iterable[Position | str]) -> tuple[np.ndarray, np.ndarray]: ...
 
+@final
 class Solver:
     """The exact solver and the clocked search, with a table kept between calls."""
 
-    def __init__(
-        self, *, book: bool = True, hash_mb: Optional[int] = None, threads: int = 1
-    ) -> None: ...
+    def __new__(
+        cls, *, book: bool = True, hash_mb: Optional[int] = None, threads: int = 1
+    ) -> "Solver": ...
     def score(self, position: PositionLike) -> int: ...
     def scores(self, position: PositionLike) -> list[Optional[int]]: ...
     def outcome(self, position: PositionLike) -> OutcomeName: ...
@@ -81,12 +115,13 @@ def best_move(position: PositionLike, *, tie_break: TieBreak = "centre") -> int:
 def principal_variation(position: PositionLike) -> list[int]: ...
 def think(position: PositionLike, ms: int) -> Thought: ...
 
+@final
 class Player:
     """One of the project's agents ('random', 'greedy', 'minimax:depth=4',
     'alphabeta:depth=4,eval=windows', 'expectimax', 'mcts', 'qlearning:model=FILE',
     'perfect')."""
 
-    def __init__(self, spec: str, *, seed: Optional[int] = None) -> None: ...
+    def __new__(cls, spec: str, *, seed: Optional[int] = None) -> "Player": ...
     @property
     def spec(self) -> str: ...
     def choose(self, position: PositionLike, ms: Optional[int] = None) -> int: ...
@@ -101,6 +136,7 @@ class Verdict(TypedDict):
     keeping: Optional[int]
 
 def verdicts(position: PositionLike) -> list[Verdict]: ...
+def level(n: int, *, seed: Optional[int] = None) -> Player: ...
 
 # A Player or agent spec, a course Policy (class or instance with act(board)),
 # a Kaggle agent(observation, configuration), or a function of a Position.
