@@ -87,6 +87,43 @@ fn forfeited(job: &Job, r: &GameRecord) -> bool {
     points(job, r) == 0.0 && r.end.reason.is_forfeit()
 }
 
+/// The moves engine 0 (the student) made in `r`, an illegal one included:
+/// of the engines' plies after the opening, those of its side.
+fn student_moves(job: &Job, r: &GameRecord) -> usize {
+    let opening = job.opening.len();
+    let student_first = job.first == 0;
+    (0..r.plies.len())
+        .filter(|i| (opening + i).is_multiple_of(2) == student_first)
+        .count()
+}
+
+/// The Python checks over `games`: each check and the number of games
+/// that failed it, or `None` where nothing could be judged (whether act
+/// returns a free column, when act returned no move in any game).
+fn python_verdicts(games: &[&(Job, GameRecord)]) -> [(&'static str, Option<usize>); 3] {
+    let count = |reasons: &[Reason]| {
+        games
+            .iter()
+            .filter(|(j, r)| forfeited(j, r) && reasons.contains(&r.end.reason))
+            .count()
+    };
+    let moved = games.iter().any(|(j, r)| student_moves(j, r) > 0);
+    [
+        (
+            "act returns a free column (an int from 0 to 6 with board[0][c] == 0)",
+            moved.then(|| count(&[Reason::IllegalMove, Reason::Protocol])),
+        ),
+        (
+            "act returns within the time per move",
+            Some(count(&[Reason::Time, Reason::Stall])),
+        ),
+        (
+            "your code runs every game to its end without an exception",
+            Some(count(&[Reason::Crash])),
+        ),
+    ]
+}
+
 /// Games in a row the student loses by forfeit for one reason before the
 /// rest of a test is not played: a policy whose every move stalls would
 /// otherwise take minutes per test, past the platform's time limit.
@@ -581,37 +618,27 @@ impl Grader<'_> {
             .filter(|p| may_speak_of(test.visibility, p.visibility))
             .flat_map(|p| p.games.iter())
             .collect();
-        let count = |reasons: &[Reason]| {
-            games
-                .iter()
-                .filter(|(j, r)| forfeited(j, r) && reasons.contains(&r.end.reason))
-                .count()
-        };
-        let checks = [
-            (
-                "act returns a free column (an int from 0 to 6 with board[0][c] == 0)",
-                count(&[Reason::IllegalMove, Reason::Protocol]),
-            ),
-            (
-                "act returns within the time per move",
-                count(&[Reason::Time, Reason::Stall]),
-            ),
-            (
-                "your code runs every game to its end without an exception",
-                count(&[Reason::Crash]),
-            ),
-        ];
-        let passed = checks.iter().filter(|(_, failed)| *failed == 0).count();
+        let checks = python_verdicts(&games);
+        let passed = checks
+            .iter()
+            .filter(|(_, failed)| *failed == Some(0))
+            .count();
         let mut lines = vec![format!(
             "{passed} of {} checks passed, over {} games",
             checks.len(),
             games.len()
         )];
         for (check, failed) in checks {
-            lines.push(if failed == 0 {
-                format!("pass: {check}")
-            } else {
-                format!("FAIL: {check}: not in {failed} game(s) (listed in the test of every game)")
+            lines.push(match failed {
+                Some(0) => format!("pass: {check}"),
+                Some(failed) => format!(
+                    "FAIL: {check}: not in {failed} game(s) (listed in the test of every game)"
+                ),
+                None => format!(
+                    "FAIL: {check}: not judged, since act returned no move in any of the {} \
+                     games",
+                    games.len()
+                ),
             });
         }
         lines.push(
@@ -675,6 +702,9 @@ impl Grader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connect4::protocol::messages::WireScore;
+    use connect4_match::ending::GameEnd;
+    use connect4_match::play::MoveRecord;
 
     fn job(first: usize, opening: &str) -> Job {
         Job {
@@ -684,6 +714,54 @@ mod tests {
             second: 1 - first,
             opening: opening.parse().unwrap(),
         }
+    }
+
+    /// A game of `job` whose engines played `plies` after the opening and
+    /// which ended as `end`.
+    fn game(job: &Job, plies: &str, end: GameEnd) -> (Job, GameRecord) {
+        let ply = |c: char| MoveRecord {
+            column: c.to_digit(10).unwrap(),
+            time_ms: 1.0,
+            nodes: 0,
+            depth: 0,
+            score: WireScore::default(),
+        };
+        let moves = format!("{}{plies}", job.opening).parse().unwrap();
+        let record = GameRecord {
+            moves,
+            end,
+            plies: plies.chars().map(ply).collect(),
+        };
+        (job.clone(), record)
+    }
+
+    #[test]
+    fn a_free_column_is_not_passed_when_act_never_returned() {
+        // Issue #75, item 1: a mount() that outlasts the time per move
+        // stalls every game before the student's first move.
+        let first = game(
+            &job(0, ""),
+            "",
+            GameEnd::forfeit(Player::First, Reason::Stall, "no bestmove".into()),
+        );
+        let stalled = [&first];
+        let verdicts = python_verdicts(&stalled);
+        assert_eq!(verdicts[0].1, None, "{verdicts:?}");
+        assert_eq!(verdicts[1].1, Some(1), "{verdicts:?}");
+        // The student second: the opponent's move is not the student's.
+        let second = game(
+            &job(1, ""),
+            "4",
+            GameEnd::forfeit(Player::Second, Reason::Stall, "no bestmove".into()),
+        );
+        assert_eq!(python_verdicts(&[&second])[0].1, None);
+        // One move made, then a stall: the free-column check is judged.
+        let moved = game(
+            &job(0, ""),
+            "45",
+            GameEnd::forfeit(Player::First, Reason::Stall, "no bestmove".into()),
+        );
+        assert_eq!(python_verdicts(&[&first, &moved])[0].1, Some(0));
     }
 
     #[test]
