@@ -17,9 +17,11 @@ pub const GIVING_WAY_NICE: i32 = 19;
 #[allow(unsafe_code)]
 pub fn give_way() {
     // SAFETY: plain system calls about the calling thread, no memory
-    // passed; their failure changes nothing.
+    // passed; their failure changes nothing. The thread's id by the system
+    // call itself: glibc's gettid() wrapper is new in 2.30, and the
+    // release programs run on glibc 2.17 (scripts/release).
     unsafe {
-        let thread = libc::gettid();
+        let thread = libc::syscall(libc::SYS_gettid);
         libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, GIVING_WAY_NICE);
     }
 }
@@ -167,13 +169,13 @@ mod tests {
         };
         #[allow(unsafe_code)]
         // SAFETY: a plain system call.
-        let main = unsafe { libc::gettid() };
+        let main = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
         let before = nice_of(main);
         let helper = std::thread::spawn(move || {
             give_way();
             #[allow(unsafe_code)]
             // SAFETY: a plain system call.
-            let me = unsafe { libc::gettid() };
+            let me = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
             (nice_of(me), nice_of(main))
         })
         .join()
