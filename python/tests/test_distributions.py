@@ -20,3 +20,20 @@ def test_the_bridges_distribution_holds_the_bridges_alone(tmp_path):
     assert (site / "c4bridge" / "policy.py").is_file()
     assert (site / "c4bridge" / "templates").is_dir()
     assert not (site / "c4engine").exists(), sorted(p.name for p in site.iterdir())
+
+
+def test_the_python_packages_carry_the_workspace_s_version_and_address():
+    """Cargo.toml's workspace.package holds the version and the
+    repository's address; c4engine takes its version from there (maturin),
+    and what the pyprojects repeat must agree with it."""
+    tomllib = __import__("tomllib") if sys.version_info >= (3, 11) else None
+    if tomllib is None:
+        import pytest
+        pytest.skip("reading TOML needs Python 3.11's tomllib")
+    workspace = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]
+    engine = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    bridges = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())["project"]
+    assert engine["dynamic"] == ["version"] and "version" not in engine
+    assert bridges["version"] == workspace["version"]
+    for project in (engine, bridges):
+        assert project["urls"]["Repository"] == workspace["repository"], project["name"]

@@ -37,6 +37,8 @@ NOT_RUN = {
     "sudo ": "needs root, and installs and starts Slurm (scripts/slurm/selftest.sh)",
     "scripts/slurm/submit-": "needs a Slurm cluster (test-without-slurm.sh runs it with stand-ins)",
     "scripts/slurm/rerun.sh": "needs a Slurm run folder (test-without-slurm.sh covers it)",
+    "pip install c4engine": "not on PyPI before the first release (scripts/check-release.sh installs its wheel)",
+    "pip install .": "a source build of c4engine (scripts/test's kit builds the same extension)",
 }
 
 # Seconds a command may run before it counts as a long job that started.
