@@ -16,14 +16,25 @@ pub const GIVING_WAY_NICE: i32 = 19;
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 pub fn give_way() {
-    // SAFETY: plain system calls about the calling thread, no memory
-    // passed; their failure changes nothing. The thread's id by the system
-    // call itself: glibc's gettid() wrapper is new in 2.30, and the
-    // release programs run on glibc 2.17 (scripts/release).
+    // SAFETY: a plain system call about the calling thread, no memory
+    // passed; its failure changes nothing.
     unsafe {
-        let thread = libc::syscall(libc::SYS_gettid);
-        libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, GIVING_WAY_NICE);
+        libc::setpriority(
+            libc::PRIO_PROCESS,
+            thread_id() as libc::id_t,
+            GIVING_WAY_NICE,
+        );
     }
+}
+
+/// The calling thread's id, by the system call itself: glibc's gettid()
+/// wrapper is new in 2.30, and the release programs run on glibc 2.17
+/// (scripts/release).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn thread_id() -> libc::pid_t {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) as libc::pid_t }
 }
 
 /// Elsewhere a helper runs at the priority it was given.
@@ -167,15 +178,11 @@ mod tests {
                 .parse::<i32>()
                 .unwrap()
         };
-        #[allow(unsafe_code)]
-        // SAFETY: a plain system call.
-        let main = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
+        let main = thread_id();
         let before = nice_of(main);
         let helper = std::thread::spawn(move || {
             give_way();
-            #[allow(unsafe_code)]
-            // SAFETY: a plain system call.
-            let me = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
+            let me = thread_id();
             (nice_of(me), nice_of(main))
         })
         .join()
