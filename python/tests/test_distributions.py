@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
@@ -26,10 +28,7 @@ def test_the_python_packages_carry_the_workspace_s_version_and_address():
     """Cargo.toml's workspace.package holds the version and the
     repository's address; c4engine takes its version from there (maturin),
     and what the pyprojects repeat must agree with it."""
-    tomllib = __import__("tomllib") if sys.version_info >= (3, 11) else None
-    if tomllib is None:
-        import pytest
-        pytest.skip("reading TOML needs Python 3.11's tomllib")
+    tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python 3.11's tomllib")
     workspace = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]
     engine = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     bridges = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())["project"]
