@@ -12,7 +12,6 @@ set -euo pipefail
 runs=${1:-3}
 busy=${2:-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=bench-lib.sh
 # shellcheck source-path=SCRIPTDIR source=bench-lib.sh
 . "$repo/scripts/bench-lib.sh"
 ours="$repo/target/release/connect4"

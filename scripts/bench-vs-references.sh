@@ -30,7 +30,6 @@ steininger_repo=$(realpath "${2:?$usage}")
 threads=${3:-1}
 runs=${4:-3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=bench-lib.sh
 # shellcheck source-path=SCRIPTDIR source=bench-lib.sh
 . "$repo/scripts/bench-lib.sh"
 ours="$repo/target/release/connect4"
