@@ -21,11 +21,13 @@ fn repository() -> PathBuf {
         .to_path_buf()
 }
 
-/// A cargo stand-in: writes its arguments, RUSTFLAGS and whether it
-/// strips to `$KIT_LOG`, one call per line, and puts a shell script for
+/// A cargo stand-in: writes its arguments, the variables of compiler
+/// flags it was given (RUSTFLAGS, CARGO_TARGET_..._RUSTFLAGS) and whether
+/// it strips to `$KIT_LOG`, one call per line, and puts a shell script for
 /// each `--bin` in `TARGET-DIR/release/`.
 const FAKE_CARGO: &str = r#"#!/bin/sh
-echo "cargo $* RUSTFLAGS=$RUSTFLAGS strip=$CARGO_PROFILE_RELEASE_STRIP" >> "$KIT_LOG"
+flags=$(env | grep 'RUSTFLAGS=' | sort | tr '\n' ' ')
+echo "cargo $* ${flags}strip=$CARGO_PROFILE_RELEASE_STRIP" >> "$KIT_LOG"
 target=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,8 +48,9 @@ const FAKE_MATURIN: &str = r#"#!/usr/bin/env python3
 import os, sys, zipfile
 args = sys.argv[1:]
 with open(os.environ["KIT_LOG"], "a") as log:
-    log.write("maturin " + " ".join(args) + " RUSTFLAGS=" + os.environ.get("RUSTFLAGS", "")
-              + " strip=" + os.environ.get("CARGO_PROFILE_RELEASE_STRIP", "") + "\n")
+    flags = "".join(f"{k}={v} " for k, v in sorted(os.environ.items()) if k.endswith("RUSTFLAGS"))
+    log.write("maturin " + " ".join(args) + " " + flags
+              + "strip=" + os.environ.get("CARGO_PROFILE_RELEASE_STRIP", "") + "\n")
 out = args[args.index("--out") + 1]
 os.makedirs(out, exist_ok=True)
 with zipfile.ZipFile(os.path.join(out, "c4engine-0.1.0-cp39-abi3-linux_x86_64.whl"), "w") as w:
@@ -82,6 +85,16 @@ fn repository_and_stand_ins(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (source, cargo, maturin)
 }
 
+/// Leaves out of `command`'s environment every variable of compiler
+/// flags this test's own might hold (RUSTFLAGS, any target's).
+fn without_flags(command: &mut assert_cmd::Command) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().ends_with("RUSTFLAGS") {
+            command.env_remove(name);
+        }
+    }
+}
+
 /// `connect4-arena kit` from `source` into `dir/out` with the stand-ins,
 /// which log their calls to `log`; the folder for cargo, if any, from
 /// `CONNECT4_KIT_TARGET_DIR` alone.
@@ -98,6 +111,7 @@ fn kit(dir: &Path, source: &Path, cargo: &Path, maturin: &Path, log: &Path) -> a
         .arg(maturin)
         .env("KIT_LOG", log)
         .env_remove("CONNECT4_KIT_TARGET_DIR");
+    without_flags(&mut command);
     command
 }
 
@@ -117,11 +131,17 @@ fn the_kit_builds_the_programs_once_from_the_repository_s_lock_file() {
     for part in [
         "cargo build --release --locked".to_string(),
         format!("--manifest-path {}", manifest.display()),
-        "--bin connect4 --bin connect4-arena RUSTFLAGS".into(),
+        // In the target's variable, which cargo joins with the
+        // repository's flags (.cargo/config.toml's popcnt), not RUSTFLAGS,
+        // which would replace them.
+        "--bin connect4 --bin connect4-arena CARGO_TARGET_".into(),
         "strip=true".into(),
         remap.clone(),
     ] {
         assert!(lines[0].contains(&part), "{part} not in {}", lines[0]);
+    }
+    for line in &lines {
+        assert!(!line.contains(" RUSTFLAGS="), "{line}");
     }
     // The extension is maturin's, built in the programs' folder with their
     // flags (so it reuses what they built).
@@ -234,38 +254,54 @@ fn the_kit_builds_in_the_cargo_folder_it_is_given() {
 fn the_printed_rustflags_are_the_kit_s_and_it_adds_them_once() {
     let dir = scratch("kit-rustflags");
     let (source, cargo, maturin) = repository_and_stand_ins(&dir);
-    let printed = arena()
-        .args(["kit", "--print-rustflags", "--source"])
-        .arg(&source)
-        .env_remove("RUSTFLAGS")
-        .env("CARGO_HOME", dir.join("cargo-home"))
-        .output()
-        .unwrap();
-    assert!(printed.status.success());
-    let flags = String::from_utf8(printed.stdout)
-        .unwrap()
-        .trim()
-        .to_string();
     let remap = format!("--remap-path-prefix={}=connect4", source.display());
     let home = format!(
         "--remap-path-prefix={}=cargo",
         dir.join("cargo-home").display()
     );
-    assert_eq!(flags, format!("{home} {remap}"));
-    // A build with them set already: the kit's cargo and maturin get them
-    // as they are, each flag once.
-    let log = dir.join("calls");
-    kit(&dir, &source, &cargo, &maturin, &log)
-        .env("RUSTFLAGS", &flags)
-        .env("CARGO_HOME", dir.join("cargo-home"))
-        .assert()
-        .success();
-    let calls = std::fs::read_to_string(&log).unwrap();
-    for line in calls.lines() {
-        assert!(
-            line.contains(&format!("RUSTFLAGS={flags} strip=true")),
-            "{line}"
-        );
+    // Without RUSTFLAGS, in the target's variable (its name ends the same
+    // for every target); with it, added to it.
+    for (rustflags, variable_ends, value) in [
+        (None, "_RUSTFLAGS", format!("{home} {remap}")),
+        (
+            Some("-C opt-level=2"),
+            "RUSTFLAGS",
+            format!("-C opt-level=2 {home} {remap}"),
+        ),
+    ] {
+        let mut print = arena();
+        print
+            .args(["kit", "--print-rustflags", "--source"])
+            .arg(&source)
+            .env("CARGO_HOME", dir.join("cargo-home"));
+        without_flags(&mut print);
+        if let Some(flags) = rustflags {
+            print.env("RUSTFLAGS", flags);
+        }
+        let printed = print.output().unwrap();
+        assert!(printed.status.success());
+        let printed = String::from_utf8(printed.stdout)
+            .unwrap()
+            .trim()
+            .to_string();
+        let (variable, flags) = printed.split_once('=').unwrap();
+        assert!(variable.ends_with(variable_ends), "{printed}");
+        assert_eq!(rustflags.is_some(), variable == "RUSTFLAGS", "{printed}");
+        assert_eq!(flags, value);
+        // A build with them set already: the kit's cargo and maturin get
+        // them as they are, each flag once.
+        let log = dir.join("calls");
+        let _ = std::fs::remove_file(&log);
+        let _ = std::fs::remove_dir_all(dir.join("out"));
+        kit(&dir, &source, &cargo, &maturin, &log)
+            .env(variable, flags)
+            .env("CARGO_HOME", dir.join("cargo-home"))
+            .assert()
+            .success();
+        let calls = std::fs::read_to_string(&log).unwrap();
+        for line in calls.lines() {
+            assert!(line.contains(&format!(" {printed} strip=true")), "{line}");
+        }
     }
 }
 

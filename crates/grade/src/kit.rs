@@ -62,11 +62,12 @@ pub struct Args {
     /// gives `target`, where its release build is the kit's.
     #[arg(long, env = "CONNECT4_KIT_TARGET_DIR", value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
-    /// Prints the `RUSTFLAGS` the kit's build uses (those set already,
-    /// then the build machine's paths rewritten) and builds nothing: a
-    /// release build with `RUSTFLAGS` set to them and
-    /// `CARGO_PROFILE_RELEASE_STRIP=true` builds the kit's programs as the
-    /// kit does, and the kit then adds nothing to them.
+    /// Prints the variable that carries the kit's compiler flags and its
+    /// value, as `NAME=FLAGS` (the flags set already, then the build
+    /// machine's paths rewritten), and builds nothing: a release build with
+    /// that variable set and `CARGO_PROFILE_RELEASE_STRIP=true` builds the
+    /// kit's programs as the kit does, and the kit then adds nothing to
+    /// them.
     #[arg(long)]
     pub print_rustflags: bool,
 }
@@ -77,7 +78,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     match &args.out {
         Some(out) if !args.print_rustflags => build(args, &source, out),
         _ => {
-            println!("{}", remapped_paths(&source));
+            let flags = KitFlags::for_source(&source);
+            println!("{}={}", flags.variable, flags.value);
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -240,9 +242,10 @@ fn build_extension(maturin: &str, source: &Path, target: &Path) -> Result<Vec<u8
 /// download, and no names of the build machine), and a process group of
 /// their own.
 fn kit_flags(command: &mut Command, source: &Path) {
+    let flags = KitFlags::for_source(source);
     command
         .current_dir(source)
-        .env("RUSTFLAGS", remapped_paths(source))
+        .env(flags.variable, flags.value)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env("CARGO_PROFILE_RELEASE_STRIP", "true");
     connect4_match::group::own_group(command);
@@ -317,29 +320,65 @@ fn remove_wheels(wheels: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The compiler's flags for the kit's programs: the build machine's
-/// folders (the repository, cargo's home) written as neutral names in
-/// the binaries' messages, so that no path of the instructor's machine
-/// goes into the wheel; any `RUSTFLAGS` already set come first.
-fn remapped_paths(source: &Path) -> String {
-    let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
-    let mut remap = |from: &Path, to: &str| {
-        let flag = format!("--remap-path-prefix={}={to}", from.display());
-        // Flags printed by --print-rustflags and set already stay once.
-        if !flags.split_whitespace().any(|f| f == flag) {
-            flags.push(' ');
-            flags.push_str(&flag);
+/// The compiler's flags for the kit's programs, and the cargo variable
+/// that carries them.
+struct KitFlags {
+    /// `CARGO_TARGET_<TARGET>_RUSTFLAGS`, which cargo joins with the
+    /// repository's own flags for the target (.cargo/config.toml: the
+    /// solver's popcnt), or `RUSTFLAGS` where it is set already (which
+    /// replaces those flags, as whoever set it chose).
+    variable: String,
+    /// The variable's value: what it held already, then the build
+    /// machine's folders (the repository, cargo's home) written as neutral
+    /// names in the binaries' messages, so that no path of the
+    /// instructor's machine goes into the wheel.
+    value: String,
+}
+
+impl KitFlags {
+    /// The flags for a kit built from the repository at `source`, for the
+    /// target this program was built for.
+    fn for_source(source: &Path) -> KitFlags {
+        let variable = if std::env::var_os("RUSTFLAGS").is_some() {
+            "RUSTFLAGS".to_string()
+        } else {
+            target_flags_variable(env!("CONNECT4_BUILT_FOR"))
+        };
+        let mut value = std::env::var(&variable).unwrap_or_default();
+        let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
+        let cargo_home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+        let mut remap = |from: &Path, to: &str| {
+            let flag = format!("--remap-path-prefix={}={to}", from.display());
+            // Flags printed by --print-rustflags and set already stay once.
+            if !value.split_whitespace().any(|f| f == flag) {
+                value.push(' ');
+                value.push_str(&flag);
+            }
+        };
+        if let Some(home) = cargo_home {
+            remap(&home, "cargo");
         }
-    };
-    if let Some(home) = cargo_home {
-        remap(&home, "cargo");
+        remap(&source, "connect4");
+        KitFlags {
+            variable,
+            value: value.trim().to_string(),
+        }
     }
-    remap(&source, "connect4");
-    flags.trim().to_string()
+}
+
+/// Cargo's variable for a target's compiler flags: its name in capitals,
+/// `-` and `.` as `_` (`CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS`).
+fn target_flags_variable(target: &str) -> String {
+    let name: String = target
+        .chars()
+        .map(|c| match c {
+            '-' | '.' => '_',
+            c => c.to_ascii_uppercase(),
+        })
+        .collect();
+    format!("CARGO_TARGET_{name}_RUSTFLAGS")
 }
 
 /// The instructor's config with its visible tests only, as TOML, for a
@@ -485,4 +524,21 @@ fn readme_text(visible: bool) -> String {
          {grade}\n\n\
          students.md, beside this file, explains each step.\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_s_flags_variable_is_cargo_s_name_for_it() {
+        assert_eq!(
+            target_flags_variable("x86_64-unknown-linux-gnu"),
+            "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS"
+        );
+        assert_eq!(
+            target_flags_variable("thumbv7em-none-eabihf.2"),
+            "CARGO_TARGET_THUMBV7EM_NONE_EABIHF_2_RUSTFLAGS"
+        );
+    }
 }
