@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 #[path = "../../../tests/engine/support/imports.rs"]
-mod imports;
+pub mod imports;
 use imports::{named, named_after, sources};
 
 /// The workspace's folder.

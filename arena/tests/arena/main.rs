@@ -15,5 +15,6 @@ mod layers;
 mod league;
 mod matches;
 mod outputs;
+mod packages;
 mod tournament;
 mod web;

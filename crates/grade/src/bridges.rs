@@ -7,40 +7,37 @@
 //! `python/pyproject.toml`, and `crate::wheel` lays the zip out.
 
 /// The project file the metadata comes from.
-const PYPROJECT: &str = include_str!("../../../python/pyproject.toml");
+const PYPROJECT: &str = include_str!("../python/pyproject.toml");
 
 /// The package's files, as they are in `python/src/c4bridge/`.
 const PACKAGE: [(&str, &str); 6] = [
     (
         "__init__.py",
-        include_str!("../../../python/src/c4bridge/__init__.py"),
+        include_str!("../python/src/c4bridge/__init__.py"),
     ),
-    (
-        "board.py",
-        include_str!("../../../python/src/c4bridge/board.py"),
-    ),
+    ("board.py", include_str!("../python/src/c4bridge/board.py")),
     (
         "kaggle.py",
-        include_str!("../../../python/src/c4bridge/kaggle.py"),
+        include_str!("../python/src/c4bridge/kaggle.py"),
     ),
     (
         "policy.py",
-        include_str!("../../../python/src/c4bridge/policy.py"),
+        include_str!("../python/src/c4bridge/policy.py"),
     ),
     (
         "protocol.py",
-        include_str!("../../../python/src/c4bridge/protocol.py"),
+        include_str!("../python/src/c4bridge/protocol.py"),
     ),
     (
         "submission.py",
-        include_str!("../../../python/src/c4bridge/submission.py"),
+        include_str!("../python/src/c4bridge/submission.py"),
     ),
 ];
 
 /// The package's template, which `connect4-policy new` copies.
 const TEMPLATE: (&str, &str) = (
     "templates/policy.py",
-    include_str!("../../../python/src/c4bridge/templates/policy.py"),
+    include_str!("../python/src/c4bridge/templates/policy.py"),
 );
 
 pub use crate::wheel::Wheel;
