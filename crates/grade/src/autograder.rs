@@ -169,7 +169,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         add_wheels(&mut zip, dir, text)?;
     }
     for (name, dir) in &includes {
-        add_folder(&mut zip, dir, &format!("include/{name}"), text, exec)?;
+        let root = format!("include/{name}");
+        add_folder(&mut zip, dir, (&root, &root), text, exec)?;
     }
     let readable = student_readable(&config_text, &includes);
     put(
@@ -182,7 +183,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         for part in SOURCE_PARTS {
             let path = root.join(part);
             if path.is_dir() {
-                add_folder(&mut zip, &path, &format!("rust/{part}"), text, exec)?;
+                add_folder(
+                    &mut zip,
+                    &path,
+                    ("rust", &format!("rust/{part}")),
+                    text,
+                    exec,
+                )?;
             } else if path.is_file() {
                 add_file(&mut zip, &path, &format!("rust/{part}"), text, exec)?;
             }
@@ -325,12 +332,14 @@ fn config_text(args: &Args, includes: &[(String, PathBuf)]) -> Result<(String, S
     }
 }
 
-/// Adds the files under `dir` as `prefix/...` (executables stay
-/// executable; `target` folders, caches and hidden files are left out).
+/// Adds the files under `dir` as `prefix/...`, in the bundle's folder
+/// `root` (executables stay executable; `target` folders, caches and
+/// hidden files are left out; a link to a place inside `root`, such as
+/// crates/grade/python to python/, stays a link).
 fn add_folder(
     zip: &mut zip::ZipWriter<InMemory>,
     dir: &Path,
-    prefix: &str,
+    (root, prefix): (&str, &str),
     text: SimpleFileOptions,
     exec: SimpleFileOptions,
 ) -> Result<()> {
@@ -350,15 +359,47 @@ fn add_folder(
         }
         let path = entry.path();
         let inner = format!("{prefix}/{name}");
+        if let Some(target) = link_inside(&path, root, prefix) {
+            zip.add_symlink(inner.as_str(), target, text)?;
+            continue;
+        }
         let meta =
             std::fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
         if meta.is_dir() {
-            add_folder(zip, &path, &inner, text, exec)?;
+            add_folder(zip, &path, (root, &inner), text, exec)?;
         } else if meta.is_file() {
             add_file(zip, &path, &inner, text, exec)?;
         }
     }
     Ok(())
+}
+
+/// The target of `path` when it is a link, in the bundle's folder `prefix`,
+/// to a place inside the bundle's folder `root`, as written (relative).
+fn link_inside(path: &Path, root: &str, prefix: &str) -> Option<String> {
+    use std::path::Component;
+    if !std::fs::symlink_metadata(path)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
+        return None;
+    }
+    let target = std::fs::read_link(path).ok()?;
+    let mut depth = prefix
+        .strip_prefix(root)?
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .count();
+    for part in target.components() {
+        match part {
+            Component::ParentDir => depth = depth.checked_sub(1)?,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    target.to_str().map(str::to_string)
 }
 
 /// Adds the file at `path` as `name`, executable (`exec`) if it is one.
