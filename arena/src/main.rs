@@ -11,16 +11,16 @@
 //!
 //! ```text
 //! connect4-arena        the command line; hands the web's page to a run's and a league's --serve
-//!   |              |                 |                    |
-//!   |        connect4-league         |                    |
-//!   |        (the class league:      |                    |
-//!   |         SQLite, ratings)       |                    |
-//!   |              |                 |                    |
-//! connect4-grade     connect4-web          connect4-experiments
-//! (grade, autograder, (serve, report:       (the course reports'
-//!  kit, compliance,    axum and tokio)       experiments)
-//!  the memory watch)
-//!   |         |                 |
+//!   |              |                 |                    |             |
+//!   |        connect4-league         |                    |             |
+//!   |        (the class league:      |                    |             |
+//!   |         SQLite, ratings)       |                    |             |
+//!   |              |                 |                    |             |
+//! connect4-grade     connect4-web          connect4-experiments   connect4-llm
+//! (grade, autograder, (serve, report:       (the course reports'   (language models:
+//!  kit, compliance,    axum and tokio)       experiments)           their chat API,
+//!  the memory watch)                                                judged games)
+//!   |         |                 |                                     |
 //! connect4-match        engine processes, games, runs, logs, results
 //!   |
 //! connect4              the engine: rules, book, search, agents, protocol, lab
@@ -161,6 +161,15 @@ enum Action {
         docs/league.md has the rest."
     )]
     League(Box<connect4_league::Args>),
+    /// Play a language model (any chat-completions server) against the
+    /// project's players, the solver judging each of its moves.
+    #[command(
+        after_help = "Examples:\n  connect4-arena llm stand-in --listen 127.0.0.1:8199\n  \
+        connect4-arena llm play --base-url http://127.0.0.1:8199/v1 --model perfect --games 4\n  \
+        connect4-arena llm report llm-games.jsonl\n\n\
+        docs/llm.md has the prompts, the answers' form and the rest."
+    )]
+    Llm(connect4_llm::Args),
     /// Serve the engine protocol on stdin/stdout (used to spawn copies of
     /// this binary as engines: cmd=self in a spec).
     #[command(hide = true)]
@@ -305,6 +314,7 @@ fn main() -> ExitCode {
         Some(Action::Compliance(args)) => compliance::run(&args),
         Some(Action::Experiment(args)) => experiment_command(&args),
         Some(Action::League(args)) => connect4_league::run(&args, Some(&league_page::follow)),
+        Some(Action::Llm(args)) => connect4_llm::run(&args),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

@@ -1,10 +1,10 @@
 //! The arena's map holds: each crate depends only on the crates below it
-//! (the match core on the engine alone; grading, the web and the
-//! experiments on the match core; the binary on all), only the web links
-//! the web server's crates, and inside the match core no module names
-//! (`crate::...`) a module of a layer above its own. The maps in
-//! crates/match/src/lib.rs and arena/src/main.rs are drawn from these
-//! tables.
+//! (the match core on the engine alone; grading, the web, the experiments
+//! and the language models on the match core; the binary on all), only
+//! the web and the models' client link the web server's crates, and inside
+//! the match core no module names (`crate::...`) a module of a layer above
+//! its own. The maps in crates/match/src/lib.rs and arena/src/main.rs are
+//! drawn from these tables.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +44,13 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/league",
         &["connect4", "connect4-match", "connect4-grade"],
     ),
+    // Language models played through their chat API and judged: the
+    // engine and the match core's game record.
+    (
+        "connect4-llm",
+        "crates/llm",
+        &["connect4", "connect4-match"],
+    ),
     // Many games stepped at once, for reinforcement learning: the engine
     // alone.
     ("connect4-vector", "crates/vector", &["connect4"]),
@@ -63,12 +70,17 @@ const CRATES: &[(&str, &str, &[&str])] = &[
             "connect4-web",
             "connect4-experiments",
             "connect4-league",
+            "connect4-llm",
         ],
     ),
 ];
 
-/// The web server's crates: the web's alone.
+/// The web server's crates: the web's, and the language models' (their
+/// chat API's client, and its stand-in server for tests and docs).
 const SERVER: &[&str] = &["axum", "tokio", "hyper", "hyper-util"];
+
+/// The crates that may link them.
+const SPEAKS_HTTP: &[&str] = &["connect4-web", "connect4-llm"];
 
 /// What the match core may not link: the server, archives and hashing
 /// (grading's), configs (grading's).
@@ -156,8 +168,10 @@ fn each_crate_depends_only_on_the_crates_below_it() {
             if ours && !allowed.contains(&dep.as_str()) {
                 wrong.push(format!("{name} depends on {dep}"));
             }
-            if SERVER.contains(&dep.as_str()) && *name != "connect4-web" {
-                wrong.push(format!("{name} links {dep}: only the web serves"));
+            if SERVER.contains(&dep.as_str()) && !SPEAKS_HTTP.contains(name) {
+                wrong.push(format!(
+                    "{name} links {dep}: only the web and the models' client speak HTTP"
+                ));
             }
             if *name == "connect4-match" && NOT_IN_THE_CORE.contains(&dep.as_str()) {
                 wrong.push(format!("the match core links {dep}"));

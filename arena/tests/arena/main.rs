@@ -13,6 +13,7 @@ mod grading;
 mod kit;
 mod layers;
 mod league;
+mod llm;
 mod matches;
 mod outputs;
 mod packages;

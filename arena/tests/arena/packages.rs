@@ -20,6 +20,7 @@ const FOLDERS: &[&str] = &[
     "crates/league",
     "crates/vector",
     "crates/python",
+    "crates/llm",
 ];
 
 /// The literal paths a line of Rust includes.

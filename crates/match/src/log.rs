@@ -221,6 +221,24 @@ pub const MAX_LINE: usize = 1 << 20;
 /// has (a result such as `2-0`: a log changed by hand) is refused
 /// ([`TailError::NotAGame`]).
 pub fn read(path: &Path) -> Result<Vec<GameLine>> {
+    read_lines(path)
+}
+
+/// A line of a log that holds a game: the arena's [`GameLine`], or a line
+/// that holds one with more (a language model's game).
+pub trait Numbered: serde::de::DeserializeOwned {
+    /// The game's number in its run.
+    fn game_number(&self) -> u64;
+}
+
+impl Numbered for GameLine {
+    fn game_number(&self) -> u64 {
+        self.game
+    }
+}
+
+/// The lines of a log, read as [`read`] reads games.
+pub fn read_lines<T: Numbered>(path: &Path) -> Result<Vec<T>> {
     let mut tail = Tail::default();
     let mut games = Vec::new();
     tail.read_into(path, true, &mut games)?;
@@ -246,11 +264,11 @@ impl Tail {
     /// the next read) unless `to_the_end`. A missing file holds no games.
     /// A file shorter than what was read was replaced ([`TailError`]): read
     /// it again with a new `Tail`.
-    pub fn read_into(
+    pub fn read_into<T: Numbered>(
         &mut self,
         path: &Path,
         to_the_end: bool,
-        games: &mut Vec<GameLine>,
+        games: &mut Vec<T>,
     ) -> Result<()> {
         check_regular(path)?;
         let mut file = match File::open(path) {
@@ -280,7 +298,7 @@ impl Tail {
             // A last line without its newline is still being written,
             // unless it is a whole game already (a log ended by hand).
             let partial = line.last() != Some(&b'\n') && line.len() <= MAX_LINE;
-            if partial && !to_the_end && serde_json::from_slice::<GameLine>(&line).is_err() {
+            if partial && !to_the_end && serde_json::from_slice::<T>(&line).is_err() {
                 return Ok(());
             }
             self.line += 1;
@@ -295,9 +313,9 @@ impl Tail {
             if line.trim_ascii().is_empty() {
                 continue;
             }
-            match serde_json::from_slice::<GameLine>(&line) {
+            match serde_json::from_slice::<T>(&line) {
                 Ok(g) => {
-                    if self.seen.insert(g.game) {
+                    if self.seen.insert(g.game_number()) {
                         games.push(g);
                     }
                 }
@@ -386,8 +404,9 @@ impl Writer {
         })
     }
 
-    /// Appends one game and flushes it to the file.
-    pub fn append(&mut self, game: &GameLine) -> Result<()> {
+    /// Appends one game (a [`GameLine`], or a line holding one) and
+    /// flushes it to the file.
+    pub fn append(&mut self, game: &impl Serialize) -> Result<()> {
         let mut line = serde_json::to_string(game).expect("a game serialises");
         line.push('\n');
         self.file

@@ -164,7 +164,7 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
 }
 
 /// A positive, finite number of seconds.
-fn positive_seconds(text: &str) -> Result<f64, String> {
+pub fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
         _ => Err(format!("'{text}': expected a positive number of seconds")),
