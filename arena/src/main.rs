@@ -249,6 +249,19 @@ struct ExperimentArgs {
     max_depth: Option<u32>,
 }
 
+/// A language model's figures for the report of its log (none for other
+/// logs).
+fn model_figures(log: &std::path::Path) -> Result<Option<connect4_web::report::Extra>> {
+    use connect4_llm::judge;
+    Ok(
+        judge::summary_of_log(log)?.map(|s| connect4_web::report::Extra {
+            title: format!("The model {}, judged by the solver", s.model),
+            lines: judge::lines(&s),
+            table: judge::table(&s),
+        }),
+    )
+}
+
 fn experiment_command(args: &ExperimentArgs) -> Result<ExitCode> {
     if args.list {
         print!("{}", experiment::list());
@@ -310,7 +323,7 @@ fn main() -> ExitCode {
             let league = args.league.as_deref().map(league_page::shown);
             connect4_web::run(&args, league)
         }
-        Some(Action::Report(args)) => connect4_web::report::run(&args),
+        Some(Action::Report(args)) => connect4_web::report::run_with(&args, Some(&model_figures)),
         Some(Action::Compliance(args)) => compliance::run(&args),
         Some(Action::Experiment(args)) => experiment_command(&args),
         Some(Action::League(args)) => connect4_league::run(&args, Some(&league_page::follow)),

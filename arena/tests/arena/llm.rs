@@ -156,6 +156,11 @@ fn a_perfect_model_keeps_every_value_and_the_log_holds_each_prompt_and_answer() 
         .arg(dir.join("report.html"))
         .assert()
         .success();
+    // With the model's figures above the arena's tables.
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<h3>The model perfect, judged by the solver</h3>"));
+    assert!(page.contains("<p>Model perfect: 2 games; accuracy 100.0%"));
+    assert!(page.contains("<td class=\"name\">random</td><td>2</td><td>2</td>"));
     // Read again, the summary is the same.
     let again = arena().args(["llm", "report"]).arg(&log).assert().success();
     assert_eq!(
@@ -418,6 +423,16 @@ fn a_log_of_the_arena_s_games_is_not_taken_for_a_model_s() {
         .arg(&log)
         .assert()
         .success();
+    // Its report has no model's figures.
+    arena()
+        .arg("report")
+        .arg(&log)
+        .arg("--html")
+        .arg(dir.join("arena.html"))
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(dir.join("arena.html")).unwrap();
+    assert!(!page.contains("log-extra"));
     let out = arena().args(["llm", "report"]).arg(&log).assert().failure();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(

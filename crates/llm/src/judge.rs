@@ -170,46 +170,93 @@ pub fn summary(lines: &[LlmLine]) -> Summary {
     s
 }
 
-/// The summary as a Markdown table and lines, for a terminal or a page.
-pub fn markdown(s: &Summary) -> String {
-    let mut text = format!(
-        "Model {}: {} games; accuracy {:.1}% ({} of {} judged moves kept the value); \
-         {} illegal answers of {} ({:.1}%); {} requests, {} tokens\n\n",
-        s.model,
-        s.games,
-        100.0 * s.accuracy,
-        s.kept,
-        s.judged_moves,
-        s.illegal_answers,
-        s.answers,
-        100.0 * s.illegal_rate,
-        s.requests,
-        s.tokens,
-    );
-    text.push_str("Moves that gave the value away: ");
+/// The summary's sentences: the accuracy and answers, then where the
+/// value was given away.
+pub fn lines(s: &Summary) -> Vec<String> {
     let phases: Vec<String> = PHASES
         .iter()
         .zip(s.blunders_by_phase)
         .map(|(p, n)| format!("{n} in the {p}"))
         .collect();
-    text.push_str(&phases.join(", "));
-    text.push_str("\n\n| opponent | games | won | drawn | lost | forfeits | Elo (95%) |\n");
-    text.push_str("|---|---|---|---|---|---|---|\n");
+    vec![
+        format!(
+            "Model {}: {} games; accuracy {:.1}% ({} of {} judged moves kept the value); \
+             {} illegal answers of {} ({:.1}%); {} requests, {} tokens",
+            s.model,
+            s.games,
+            100.0 * s.accuracy,
+            s.kept,
+            s.judged_moves,
+            s.illegal_answers,
+            s.answers,
+            100.0 * s.illegal_rate,
+            s.requests,
+            s.tokens,
+        ),
+        format!("Moves that gave the value away: {}", phases.join(", ")),
+    ]
+}
+
+/// The results against each opponent, the header first.
+pub fn table(s: &Summary) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        [
+            "opponent",
+            "games",
+            "won",
+            "drawn",
+            "lost",
+            "forfeits",
+            "Elo (95%)",
+        ]
+        .map(str::to_string)
+        .to_vec(),
+    ];
     for (opponent, a) in &s.against {
         let (elo, low, high) = a.elo;
-        text.push_str(&format!(
-            "| {opponent} | {} | {} | {} | {} | {} | {} ({} to {}) |\n",
-            a.games,
-            a.wins,
-            a.draws,
-            a.losses,
-            a.forfeits,
-            signed(elo),
-            signed(low),
-            signed(high),
-        ));
+        rows.push(vec![
+            opponent.clone(),
+            a.games.to_string(),
+            a.wins.to_string(),
+            a.draws.to_string(),
+            a.losses.to_string(),
+            a.forfeits.to_string(),
+            format!("{} ({} to {})", signed(elo), signed(low), signed(high)),
+        ]);
+    }
+    rows
+}
+
+/// The summary as Markdown: its lines, then its table.
+pub fn markdown(s: &Summary) -> String {
+    let mut text = lines(s).join("\n\n");
+    text.push_str("\n\n");
+    for (i, row) in table(s).iter().enumerate() {
+        text.push_str(&format!("| {} |\n", row.join(" | ")));
+        if i == 0 {
+            text.push_str(&format!("|{}\n", "---|".repeat(row.len())));
+        }
     }
     text
+}
+
+/// The summary of the model's log at `path`; none when it is not a
+/// model's log (no line of it has the model's side, `llm`).
+pub fn summary_of_log(path: &std::path::Path) -> anyhow::Result<Option<Summary>> {
+    use anyhow::Context;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the log {}", path.display()))?;
+    let a_model_s = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| {
+            serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.get("llm").is_some())
+        });
+    if !a_model_s {
+        return Ok(None);
+    }
+    let lines: Vec<LlmLine> = connect4_match::log::read_lines(path)?;
+    Ok(Some(summary(&lines)))
 }
 
 /// An Elo difference as text: `+35`, `-inf`.

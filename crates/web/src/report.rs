@@ -30,8 +30,28 @@ pub struct Args {
     pub html: PathBuf,
 }
 
+/// More about one log, shown under its name: a heading, lines of text,
+/// and a table whose first row is its header (every text escaped here).
+pub struct Extra {
+    /// The heading.
+    pub title: String,
+    /// Lines of text, each a paragraph.
+    pub lines: Vec<String>,
+    /// The table's rows, the header first.
+    pub table: Vec<Vec<String>>,
+}
+
+/// What finds the [`Extra`] of a log, if it has one (a language model's
+/// log has its figures: `connect4-arena` passes the llm crate's).
+pub type ExtraOf<'a> = &'a dyn Fn(&Path) -> Result<Option<Extra>>;
+
 /// Writes the report.
 pub fn run(args: &Args) -> Result<ExitCode> {
+    run_with(args, None)
+}
+
+/// Writes the report, with each log's [`Extra`] that `extra` finds.
+pub fn run_with(args: &Args, extra: Option<ExtraOf>) -> Result<ExitCode> {
     args.logs
         .iter()
         .fold(connect4_match::outputs::Files::new(), |f, log| {
@@ -57,7 +77,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut sections = String::new();
     let mut data = Vec::new();
     for (i, (path, games)) in logs.iter().enumerate() {
-        sections.push_str(&section(path, games));
+        let more = match extra {
+            Some(find) => find(path)?,
+            None => None,
+        };
+        sections.push_str(&section(path, games, more.as_ref()));
         let mut judged = Vec::new();
         let mut sorted: Vec<&GameLine> = games.iter().collect();
         sorted.sort_by_key(|g| g.game);
@@ -85,7 +109,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 /// A log's results: its tables in HTML and, for two engines whose Elo is
 /// finite, the picture of the Elo over the games (with more engines the
 /// rating bars stand for it).
-fn section(path: &Path, games: &[GameLine]) -> String {
+fn section(path: &Path, games: &[GameLine], extra: Option<&Extra>) -> String {
     let (engines, pairings) = super::standings::players_of(games);
     let results = connect4_match::results::collect(&engines, &pairings, games, None);
     let name = path.display().to_string();
@@ -107,10 +131,37 @@ fn section(path: &Path, games: &[GameLine]) -> String {
         String::new()
     };
     format!(
-        "<section class=\"log-report\"><h2>{}</h2>{}{picture}</section>\n",
+        "<section class=\"log-report\"><h2>{}</h2>{}{}{picture}</section>\n",
         escape(&name),
+        extra.map(extra_html).unwrap_or_default(),
         crate::report_tables::tables(&results)
     )
+}
+
+/// A log's [`Extra`] in HTML.
+fn extra_html(extra: &Extra) -> String {
+    let mut html = format!("<div class=\"log-extra\"><h3>{}</h3>", escape(&extra.title));
+    for line in &extra.lines {
+        html.push_str(&format!("<p>{}</p>", escape(line)));
+    }
+    if let Some((header, rows)) = extra.table.split_first() {
+        html.push_str("<table class=\"results\"><thead><tr>");
+        for cell in header {
+            html.push_str(&format!("<th>{}</th>", escape(cell)));
+        }
+        html.push_str("</tr></thead><tbody>");
+        for row in rows {
+            html.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let class = if i == 0 { " class=\"name\"" } else { "" };
+                html.push_str(&format!("<td{class}>{}</td>", escape(cell)));
+            }
+            html.push_str("</tr>");
+        }
+        html.push_str("</tbody></table>");
+    }
+    html.push_str("</div>");
+    html
 }
 
 /// The whole file.
