@@ -77,6 +77,16 @@ impl StandIn {
     }
 }
 
+/// What a finished command wrote on its standard output.
+fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+}
+
+/// What a finished command wrote on its standard error.
+fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+}
+
 /// The log's lines.
 fn lines(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log)
@@ -105,7 +115,7 @@ fn a_perfect_model_keeps_every_value_and_the_log_holds_each_prompt_and_answer() 
         .play("perfect", &log, &["--concurrency", "2"])
         .assert()
         .success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stdout = stdout_of(&out);
     assert!(
         stdout.contains("Model perfect: 2 games; accuracy 100.0%"),
         "{stdout}"
@@ -163,10 +173,7 @@ fn a_perfect_model_keeps_every_value_and_the_log_holds_each_prompt_and_answer() 
     assert!(page.contains("<td class=\"name\">random</td><td>2</td><td>2</td>"));
     // Read again, the summary is the same.
     let again = arena().args(["llm", "report"]).arg(&log).assert().success();
-    assert_eq!(
-        String::from_utf8(again.get_output().stdout.clone()).unwrap(),
-        stdout
-    );
+    assert_eq!(stdout_of(&again), stdout);
 }
 
 #[test]
@@ -179,7 +186,7 @@ fn answers_that_are_no_legal_move_are_asked_again_then_forfeit_and_are_counted()
             .play(model, &log, &["--retries", "2"])
             .assert()
             .success();
-        let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let stdout = stdout_of(&out);
         assert!(
             stdout.contains("6 illegal answers of 6 (100.0%)"),
             "{stdout}"
@@ -241,7 +248,7 @@ fn answers_that_are_no_legal_move_are_asked_again_then_forfeit_and_are_counted()
     // A move weighed while thinking is not the move.
     let log = dir.join("thinker.jsonl");
     let out = server.play("thinker", &log, &[]).assert().success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stdout = stdout_of(&out);
     assert!(
         stdout.contains("accuracy 100.0%") && stdout.contains(" 0 illegal answers"),
         "{stdout}"
@@ -284,7 +291,7 @@ fn a_server_that_stays_down_stops_the_run_and_the_same_command_goes_on() {
         .play("down", &log, &["--http-retries", "2"])
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("no answer after 3 tries; the last: HTTP 503: "),
         "{stderr}"
@@ -299,7 +306,7 @@ fn a_server_that_stays_down_stops_the_run_and_the_same_command_goes_on() {
         .play("perfect", &log, &[&args[..], &["1"]].concat())
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("3 of 4 games left unplayed: the token cap is spent"),
         "{stderr}"
@@ -329,7 +336,7 @@ fn a_server_that_stays_down_stops_the_run_and_the_same_command_goes_on() {
         .play("perfect", &log, &["--games", "6"])
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(stderr.contains("holds games of another run"), "{stderr}");
 }
 
@@ -347,8 +354,8 @@ fn a_wrong_key_or_model_is_refused_at_once_and_no_key_is_ever_written() {
         .env("C4_TEST_KEY", "sk-wrong-5678")
         .assert()
         .failure();
-    let output = out.get_output();
-    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    let refused = [stdout_of(&out), stderr_of(&out)].concat();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("the server refused the request: HTTP 401"),
         "{stderr}"
@@ -359,7 +366,7 @@ fn a_wrong_key_or_model_is_refused_at_once_and_no_key_is_ever_written() {
         .env("C4_TEST_KEY", "sk-right-1234")
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("HTTP 404") && stderr.contains("The model 'nonesuch' does not exist"),
         "{stderr}"
@@ -370,9 +377,9 @@ fn a_wrong_key_or_model_is_refused_at_once_and_no_key_is_ever_written() {
         .assert()
         .success();
     let all = [
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
-        String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+        refused,
+        stdout_of(&out),
+        stderr_of(&out),
         std::fs::read_to_string(&log).unwrap(),
     ]
     .concat();
@@ -388,7 +395,7 @@ fn a_server_that_does_not_answer_in_time_is_given_up_on() {
         .play("slow", &log, &["--timeout", "1", "--http-retries", "1"])
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("no answer after 2 tries; the last: no answer within 1 s (--timeout)"),
         "{stderr}"
@@ -434,7 +441,7 @@ fn a_log_of_the_arena_s_games_is_not_taken_for_a_model_s() {
     let page = std::fs::read_to_string(dir.join("arena.html")).unwrap();
     assert!(!page.contains("log-extra"));
     let out = arena().args(["llm", "report"]).arg(&log).assert().failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("line 1 is not a game the arena could have logged: missing field `llm`"),
         "{stderr}"
