@@ -69,7 +69,6 @@ pub fn play(
         turns: Vec::new(),
         system,
     };
-    let mut columns: Vec<u32> = Vec::new();
     loop {
         match position.status() {
             Status::Won(winner) => {
@@ -82,28 +81,15 @@ pub fn play(
         }
         let start = Instant::now();
         let (column, record) = if position.side_to_move() == seat {
-            let turn = model_turn(table, &played.system, &position, &columns)?;
-            let column = turn.column;
-            let last = turn.answers.last().expect("a turn has an answer");
-            let ms = turn.answers.iter().map(|a| a.ms).sum();
-            let forfeit = column.is_none().then(|| {
-                let reason = if last.unreadable {
-                    Reason::Protocol
-                } else {
-                    Reason::IllegalMove
-                };
-                let detail = format!(
-                    "{} answers, none a legal move; the last: {}",
-                    turn.answers.len(),
-                    last.problem.as_deref().unwrap_or("")
-                );
-                GameEnd::forfeit(seat, reason, detail)
-            });
-            played.turns.push(turn);
-            let Some(column) = column else {
-                played.end = forfeit.expect("a turn without a move forfeits");
+            let moves: Vec<u32> = played.moves.columns().collect();
+            let turn = model_turn(table, &played.system, &position, &moves)?;
+            let Some(column) = turn.column else {
+                played.end = forfeit(seat, &turn);
+                played.turns.push(turn);
                 return Ok(played);
             };
+            let ms = turn.answers.iter().map(|a| a.ms).sum();
+            played.turns.push(turn);
             (column, record_of(column, ms, 0, 0, None))
         } else {
             let chosen = opponent.choose(&position, &table.opponent_limits, None);
@@ -112,10 +98,27 @@ pub fn play(
             (chosen.column, record)
         };
         position.play(column);
-        columns.push(column);
         played.moves.push(column);
         played.plies.push(record);
     }
+}
+
+/// The end of a game the model in `seat` forfeits on `turn`, which has no
+/// move: an illegal move if its last answer named a column, a protocol
+/// forfeit if it named none.
+fn forfeit(seat: Player, turn: &Turn) -> GameEnd {
+    let last = turn.answers.last().expect("a turn has an answer");
+    let reason = if last.unreadable {
+        Reason::Protocol
+    } else {
+        Reason::IllegalMove
+    };
+    let detail = format!(
+        "{} answers, none a legal move; the last: {}",
+        turn.answers.len(),
+        last.problem.as_deref().unwrap_or("")
+    );
+    GameEnd::forfeit(seat, reason, detail)
 }
 
 /// The arena's record of one move (column from 0).

@@ -29,14 +29,7 @@ pub fn judge() -> Judge {
 pub fn verdicts(judge: &mut Judge, line: &LlmLine) -> Vec<MoveVerdict> {
     let moves: Vec<u32> = line.game.moves.columns().collect();
     let seat = line.llm.seat;
-    let name = |o: Option<Outcome>| {
-        o.map(|o| match o {
-            Outcome::Win => "win",
-            Outcome::Draw => "draw",
-            Outcome::Loss => "loss",
-        })
-        .map(str::to_string)
-    };
+    let name = |o: Option<Outcome>| o.map(|o| o.to_string());
     judge
         .game(line.game.rules, &moves)
         .into_iter()

@@ -242,11 +242,7 @@ fn fingerprint(args: &PlayArgs, style: &Style) -> String {
         "temperature": args.temperature,
     })
     .to_string();
-    // FNV-1a: a short, stable name of the settings.
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("llm-{hash:016x}")
+    format!("llm-{}", connect4_match::schedule::fingerprint_of(&[text]))
 }
 
 /// `llm report`.

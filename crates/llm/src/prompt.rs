@@ -116,28 +116,21 @@ fn legal_line(position: &Position, first: u32) -> String {
     format!("Legal moves: {}\n", legal.join(" "))
 }
 
-/// The board as text: the columns' numbers, then the rows from the top.
+/// The board as text: the columns' numbers, then the rows from the top
+/// (`connect4::grid`'s rows).
 fn grid(position: &Position, first: u32) -> String {
     let numbers: Vec<String> = (0..position.columns())
         .map(|c| (c + first).to_string())
         .collect();
     let mut text = numbers.join(" ");
     text.push('\n');
-    let (x, o) = (
-        position.stones(Player::First),
-        position.stones(Player::Second),
-    );
-    for row in (0..position.rows()).rev() {
-        let cells: Vec<&str> = (0..position.columns())
-            .map(|c| {
-                let bit = position.cell_bit(c, row);
-                if x & bit != 0 {
-                    "X"
-                } else if o & bit != 0 {
-                    "O"
-                } else {
-                    "."
-                }
+    for row in connect4::grid::to_rows(position) {
+        let cells: Vec<&str> = row
+            .iter()
+            .map(|cell| match cell {
+                1 => "X",
+                2 => "O",
+                _ => ".",
             })
             .collect();
         text.push_str(&cells.join(" "));

@@ -15,7 +15,6 @@ use connect4::search::Limits;
 use connect4_match::ending::GameResult;
 use connect4_match::log::{self, GameLine, Writer};
 
-use crate::chat::ChatError;
 use crate::game::{self, Played, Table};
 use crate::judge;
 use crate::record::{LlmLine, ModelGame};
@@ -179,8 +178,7 @@ fn one_game(
     let mut opponent = connect4::agents::from_spec(&job.opponent)
         .with_context(|| format!("--against {}", job.opponent))?;
     let seed = connect4::openings::game_seed(plan.seed, job.game);
-    let played = game::play(&plan.table, opponent.as_mut(), job.seat, seed)
-        .map_err(|e: ChatError| anyhow::anyhow!(e))?;
+    let played = game::play(&plan.table, opponent.as_mut(), job.seat, seed)?;
     let mut line = line_of(plan, job, seed, played);
     line.llm.verdicts = judge::verdicts(judge, &line);
     Ok(line)

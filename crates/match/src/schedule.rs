@@ -215,23 +215,24 @@ impl Shard {
 /// A short hash of everything that defines a run's games: a resumed run
 /// or a merged shard must have the same.
 pub fn fingerprint(rules: Rules, engines: &[String], jobs: &[Job]) -> String {
-    // FNV-1a, 64 bits: stable across builds and platforms.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |text: &str| {
-        for b in text.bytes().chain([0u8]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    feed(&rules.to_string());
-    for e in engines {
-        feed(e);
-    }
-    for j in jobs {
-        feed(&format!(
+    let mut parts = vec![rules.to_string()];
+    parts.extend(engines.iter().cloned());
+    parts.extend(jobs.iter().map(|j| {
+        format!(
             "{} {} {} {} {}",
             j.game, j.pair, j.first, j.second, j.opening
-        ));
+        )
+    }));
+    fingerprint_of(&parts)
+}
+
+/// A short, stable name of `parts`: FNV-1a, 64 bits, over each part and a
+/// zero byte after it (stable across builds and platforms).
+pub fn fingerprint_of(parts: &[String]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in parts.iter().flat_map(|p| p.bytes().chain([0u8])) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{h:016x}")
 }
