@@ -327,7 +327,7 @@ fn main() -> ExitCode {
         Some(Action::Compliance(args)) => compliance::run(&args),
         Some(Action::Experiment(args)) => experiment_command(&args),
         Some(Action::League(args)) => connect4_league::run(&args, Some(&league_page::follow)),
-        Some(Action::Llm(args)) => connect4_llm::run(&args),
+        Some(Action::Llm(args)) => connect4_llm::command(&args),
         None => match_command(&MatchArgs {
             engines: [
                 "name=solver,cmd=self,movetime=50",

@@ -1,9 +1,11 @@
 //! What counts as a move in a model's answer.
 //!
-//! The move is the last bracketed number of the answer (`[3]`, `[col 3]`,
-//! `[column 3]`, any case, as TextArena asks for it), or else the whole
-//! answer when it is one number and nothing more (`3`, as a terse model
-//! answers). A reasoning model's `<think>...</think>` is left out first, so
+//! The move is the `action` of the last JSON object in the answer that has
+//! one (`{"reason": "...", "action": 3}`, as SPIN-Bench asks for it, the
+//! number or a string of it), or else the last bracketed number of the
+//! answer (`[3]`, `[col 3]`, `[column 3]`, any case, as TextArena asks for
+//! it), or else the whole answer when it is one number and nothing more
+//! (`3`, as a terse model answers). A reasoning model's `<think>...</think>` is left out first, so
 //! a number it weighs while thinking is not its move. Anything else is no
 //! move: the model is asked again, then forfeits.
 
@@ -45,7 +47,27 @@ impl AnswerError {
 /// The number the answer gives as its move, as written.
 pub fn number_in(answer: &str) -> Option<i64> {
     let text = without_thinking(answer);
-    last_bracketed(&text).or_else(|| text.trim().trim_end_matches('.').parse().ok())
+    last_action(&text)
+        .or_else(|| last_bracketed(&text))
+        .or_else(|| text.trim().trim_end_matches('.').parse().ok())
+}
+
+/// The `action` of the last JSON object of `text` that has one: a
+/// number, or a string of one.
+fn last_action(text: &str) -> Option<i64> {
+    text.match_indices('{')
+        .rev()
+        .filter_map(|(at, _)| {
+            let mut objects = serde_json::Deserializer::from_str(&text[at..])
+                .into_iter::<serde_json::Map<String, serde_json::Value>>();
+            let action = objects.next()?.ok()?.remove("action")?;
+            match action {
+                serde_json::Value::Number(n) => n.as_i64(),
+                serde_json::Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            }
+        })
+        .next()
 }
 
 /// The move `answer` names in `position` (0-based), with the model told
@@ -114,6 +136,10 @@ mod tests {
             ("<think>[2] is best", None),
             ("the centre, column 3", None),
             ("[x] [col]", None),
+            (r#"{"reason": "the centre [2]", "action": "3"}"#, Some(3)),
+            ("```json\n{\"reason\": \"r\", \"action\": 4}\n```", Some(4)),
+            (r#"{"reason": "no"} then [5]"#, Some(5)),
+            (r#"{"action": "left"} [1]"#, Some(1)),
             ("", None),
         ] {
             assert_eq!(number_in(answer), number, "{answer:?}");

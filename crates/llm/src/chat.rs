@@ -20,32 +20,15 @@ use hyper_util::client::legacy::Client as HttpClient;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
+
+use crate::model::Model;
+pub use crate::model::{ChatError, Message, Reply};
 
 /// The most of an answer's body read.
 const MAX_BODY: usize = 1 << 20;
 
 /// The longest wait between two tries, whatever the server asks.
 const MAX_WAIT: Duration = Duration::from_secs(60);
-
-/// One message of a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    /// `system`, `user` or `assistant`.
-    pub role: String,
-    /// Its text.
-    pub content: String,
-}
-
-impl Message {
-    /// A message of `role` saying `content`.
-    pub fn new(role: &str, content: String) -> Message {
-        Message {
-            role: role.to_string(),
-            content,
-        }
-    }
-}
 
 /// Where the model is and how to ask it.
 #[derive(Clone, Debug)]
@@ -66,52 +49,6 @@ pub struct Settings {
     pub max_tokens: u32,
     /// Sampling temperature.
     pub temperature: f64,
-}
-
-/// An answer of the model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reply {
-    /// Its text.
-    pub text: String,
-    /// Tokens of the prompt, as the server counted them (0 if it did not
-    /// say).
-    pub prompt_tokens: u64,
-    /// Tokens of the answer, as the server counted them.
-    pub completion_tokens: u64,
-    /// The requests it took (1 when the first was answered).
-    pub requests: u32,
-    /// The time from the first request to the answer.
-    pub elapsed: Duration,
-}
-
-/// Why the model gave no answer.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum ChatError {
-    /// The base URL is not one this client can reach.
-    #[error("--base-url {url:?}: {why}")]
-    BadUrl {
-        /// The URL given.
-        url: String,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// A status that will not change by asking again (a wrong key, an
-    /// unknown model).
-    #[error("the server refused the request: HTTP {status}: {body}")]
-    Refused {
-        /// The status.
-        status: u16,
-        /// The start of its body.
-        body: String,
-    },
-    /// Every try failed on what might have passed.
-    #[error("no answer after {tries} tries; the last: {last}")]
-    GaveUp {
-        /// The tries made.
-        tries: u32,
-        /// What went wrong the last time.
-        last: String,
-    },
 }
 
 /// The request's body.
@@ -210,11 +147,6 @@ impl Client {
             http,
             runtime,
         })
-    }
-
-    /// The model's name, as the server knows it.
-    pub fn model(&self) -> &str {
-        &self.settings.model
     }
 
     /// The model's answer to `messages`, trying again on what may pass.
@@ -363,6 +295,16 @@ fn excerpt(body: &[u8]) -> String {
     match text.char_indices().nth(300) {
         Some((at, _)) => format!("{}...", &text[..at]),
         None => text.to_string(),
+    }
+}
+
+impl Model for Client {
+    fn name(&self) -> &str {
+        &self.settings.model
+    }
+
+    fn ask(&self, messages: &[Message]) -> Result<Reply, ChatError> {
+        Client::ask(self, messages)
     }
 }
 

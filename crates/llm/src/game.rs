@@ -14,14 +14,14 @@ use connect4_match::ending::{GameEnd, Reason};
 use connect4_match::play::MoveRecord;
 
 use crate::answer::column_in;
-use crate::chat::{ChatError, Client, Message};
+use crate::model::{ChatError, Message, Model};
 use crate::prompt::{self, Style};
 use crate::record::{Answer, Turn};
 
 /// What every game of a run shares.
 pub struct Table<'a> {
-    /// The model's client.
-    pub client: &'a Client,
+    /// The model.
+    pub model: &'a dyn Model,
     /// How the position is shown.
     pub style: Style,
     /// Answers asked for again after one that is no legal move.
@@ -154,7 +154,7 @@ fn model_turn(
         column: None,
     };
     for _ in 0..=table.retries {
-        let reply = table.client.ask(&conversation)?;
+        let reply = table.model.ask(&conversation)?;
         let judged = column_in(&reply.text, position, table.style.first_column);
         conversation.push(Message::new("assistant", reply.text.clone()));
         let mut answer = Answer {

@@ -7,7 +7,7 @@ use connect4::Player;
 use connect4_match::log::{GameLine, Numbered};
 use serde::{Deserialize, Serialize};
 
-use crate::chat::Message;
+use crate::model::Message;
 use crate::prompt::Style;
 
 /// One line of a model's log.

@@ -10,13 +10,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
-use connect4::Player;
 use connect4::search::Limits;
+use connect4::{Player, Rules};
 use connect4_match::ending::GameResult;
 use connect4_match::log::{self, GameLine, Writer};
 
 use crate::game::{self, Played, Table};
 use crate::judge;
+use crate::prompt::Style;
 use crate::record::{LlmLine, ModelGame};
 
 /// One game of the schedule.
@@ -53,7 +54,53 @@ pub fn schedule(opponents: &[String], games: u32) -> Vec<Job> {
     jobs
 }
 
-/// What a run needs besides the client.
+/// What a run's games depend on: a log is only ever continued by a run of
+/// the same terms.
+pub struct Terms<'a> {
+    /// The model's name.
+    pub model: &'a str,
+    /// The opponents' specs.
+    pub against: &'a [String],
+    /// Games against each.
+    pub games: u32,
+    /// How the position is shown.
+    pub style: Style,
+    /// Answers asked for again after one that is no legal move.
+    pub retries: u32,
+    /// The seed of the games' seeds.
+    pub seed: u64,
+    /// The board.
+    pub rules: Rules,
+    /// The opponents' time per move.
+    pub opponent_movetime_ms: u64,
+    /// The sampling temperature, where the run sets it (a Python model
+    /// sets its own).
+    pub temperature: Option<f64>,
+}
+
+/// The run's fingerprint: its [`Terms`], hashed, so that a log is never
+/// continued with other settings.
+pub fn fingerprint(terms: &Terms) -> String {
+    let mut text = serde_json::json!({
+        "model": terms.model,
+        "against": terms.against,
+        "games": terms.games,
+        "style": terms.style,
+        "retries": terms.retries,
+        "seed": terms.seed,
+        "rules": terms.rules.to_string(),
+        "opponent_movetime_ms": terms.opponent_movetime_ms,
+    });
+    if let Some(t) = terms.temperature {
+        text["temperature"] = t.into();
+    }
+    format!(
+        "llm-{}",
+        connect4_match::schedule::fingerprint_of(&[text.to_string()])
+    )
+}
+
+/// What a run needs besides the model.
 pub struct Plan<'a> {
     /// The run's fingerprint: the settings its games depend on.
     pub run: String,
@@ -214,7 +261,7 @@ fn line_of(plan: &Plan, job: &Job, seed: u64, played: Played) -> LlmLine {
             plies: played.plies,
         },
         llm: ModelGame {
-            model: plan.table.client.model().to_string(),
+            model: plan.table.model.name().to_string(),
             seat: job.seat,
             opponent: job.opponent.clone(),
             style: plan.table.style,

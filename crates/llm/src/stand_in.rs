@@ -37,7 +37,7 @@ use connect4::{Position, Rules};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::chat::Message;
+use crate::model::Message;
 use crate::prompt;
 
 /// Arguments of `llm stand-in`.
