@@ -178,3 +178,34 @@ def test_openspiel_states_and_tensors_read_and_the_bot_plays(c4):
     returns = pyspiel.evaluate_bots(game.new_initial_state(),
                                     [bot, pyspiel.make_uniform_random_bot(1, 5)], 5)
     assert returns[0] == 1.0, returns
+
+
+def test_textarena_s_connect_four_reads_and_the_agent_plays(c4):
+    ta = pytest.importorskip("textarena")
+    from textarena.core import Agent
+    for perfect_seat in (0, 1):
+        env = ta.make("ConnectFour-v0")
+        env.reset(num_players=2, seed=perfect_seat)
+        agents = {perfect_seat: c4.textarena_agent("perfect"),
+                  1 - perfect_seat: c4.textarena_agent(c4.Player("random", seed=3))}
+        assert all(isinstance(a, Agent) for a in agents.values())
+        done, played = False, []
+        while not done:
+            player, observation = env.get_observation()
+            action = agents[player](observation)
+            played.append(int(action[len("[col "):-1]))
+            done, _ = env.step(action)
+        rewards, _ = env.close()
+        assert rewards[perfect_seat] == 1 and rewards[1 - perfect_seat] == -1, (rewards, played)
+    # The last board of an observation is the position, whoever moved.
+    env = ta.make("ConnectFour-v0")
+    env.reset(num_players=2, seed=1)
+    for column in (3, 3, 4):
+        env.step(f"[col {column}]")
+    _, observation = env.get_observation()
+    assert observation.count("Board state:") > 1
+    assert c4.envs.textarena_position(observation) == c4.Position.from_columns([3, 3, 4])
+    with pytest.raises(ValueError, match=r"shows no board .*\(is_open=True\)"):
+        c4.envs.textarena_position("[GAME] The game board is not visible to players.")
+    with pytest.raises(ValueError, match="not a grid of '.', 'X' and 'O'"):
+        c4.envs.textarena_position("Board state:\n0 1 2\n-----\nX ?")

@@ -10,7 +10,7 @@ use connect4::Rules;
 
 use crate::chat::{Client, Settings};
 use crate::prompt::{Format, Style};
-use crate::{game, judge, record, run, stand_in};
+use crate::{game, judge, run, stand_in};
 
 /// Arguments of `llm`.
 #[derive(clap::Args)]
@@ -198,6 +198,7 @@ fn play_command(args: &PlayArgs) -> Result<ExitCode> {
             rules: args.rules,
             opponent_limits: run::opponent_limits(args.opponent_movetime_ms),
         },
+        cancel: None,
     };
     let ended = run::play(&plan, &args.log)?;
     print!("{}", judge::markdown(&judge::summary(&ended.lines)));
@@ -217,21 +218,7 @@ fn play_command(args: &PlayArgs) -> Result<ExitCode> {
 
 /// `llm report`.
 fn report_command(args: &ReportArgs) -> Result<ExitCode> {
-    let lines: Vec<record::LlmLine> = connect4_match::log::read_lines(&args.log)?;
-    if lines.is_empty() {
-        bail!("{}: no games of a model in it", args.log.display());
-    }
-    let models: std::collections::BTreeSet<&str> =
-        lines.iter().map(|l| l.llm.model.as_str()).collect();
-    if models.len() > 1 {
-        bail!(
-            "{}: games of {} models ({}); a report is of one",
-            args.log.display(),
-            models.len(),
-            models.into_iter().collect::<Vec<_>>().join(", ")
-        );
-    }
-    let summary = judge::summary(&lines);
+    let summary = judge::report_of(&args.log)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

@@ -252,6 +252,26 @@ pub fn summary_of_log(path: &std::path::Path) -> anyhow::Result<Option<Summary>>
     Ok(Some(summary(&lines)))
 }
 
+/// The summary of the log at `path`, which must hold the games of one
+/// model (`llm report`).
+pub fn report_of(path: &std::path::Path) -> anyhow::Result<Summary> {
+    let lines: Vec<LlmLine> = connect4_match::log::read_lines(path)?;
+    if lines.is_empty() {
+        anyhow::bail!("{}: no games of a model in it", path.display());
+    }
+    let models: std::collections::BTreeSet<&str> =
+        lines.iter().map(|l| l.llm.model.as_str()).collect();
+    if models.len() > 1 {
+        anyhow::bail!(
+            "{}: games of {} models ({}); a report is of one",
+            path.display(),
+            models.len(),
+            models.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(summary(&lines))
+}
+
 /// An Elo difference as text: `+35`, `-inf`.
 fn signed(elo: f64) -> String {
     if elo.is_infinite() {

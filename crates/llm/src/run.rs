@@ -116,6 +116,9 @@ pub struct Plan<'a> {
     pub token_cap: Option<u64>,
     /// Every game's table.
     pub table: Table<'a>,
+    /// Raised by the caller to start no more games (Ctrl-C in Python):
+    /// the games under way finish and are logged.
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 /// How a run ended.
@@ -165,7 +168,8 @@ pub fn play(plan: &Plan, path: &Path) -> Result<Ended> {
         for _ in 0..plan.concurrency.max(1) {
             scope.spawn(|| {
                 let mut judge = judge::judge();
-                while !stop.load(Ordering::SeqCst) {
+                let cancelled = || plan.cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+                while !stop.load(Ordering::SeqCst) && !cancelled() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = todo.get(i) else { break };
                     if let Some(cap) = plan.token_cap

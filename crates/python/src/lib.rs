@@ -17,6 +17,9 @@
 //!   in place (behind `c4engine`'s PettingZoo and Gymnasium environments);
 //! - `vector`: `_Batch`, many games stepped in one call (connect4-vector),
 //!   behind `c4engine.vector`;
+//! - `llm`: `llm_play` and `llm_report`, a language model of the
+//!   caller's (a Python function) against the project's players, judged
+//!   (behind `c4engine.llm`);
 //! - `interrupt`: long calls run without the GIL and stop on Ctrl-C.
 //!
 //! The Python package `c4engine` (python/src/c4engine) re-exports these
@@ -27,6 +30,7 @@ mod board;
 mod boards;
 mod errors;
 mod interrupt;
+mod llm;
 mod players;
 mod position;
 mod solver;
@@ -45,6 +49,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vector::PyBatch>()?;
     m.add_class::<board::PyBoard>()?;
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
+    m.add_function(wrap_pyfunction!(llm::llm_play, m)?)?;
+    m.add_function(wrap_pyfunction!(llm::llm_report, m)?)?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
     // The package's version is the crate's: maturin names the wheel by it.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -47,7 +47,8 @@ solver's value, with the moves that gave it away.
 
 Environments: `pettingzoo_env()` (PettingZoo's connect_four_v3 on the
 engine), `gymnasium_env(opponent)` (one agent against any player) and
-`kaggle_agent(player)` (a ConnectX agent) and `openspiel_bot(player)`,
+`kaggle_agent(player)` (a ConnectX agent), `openspiel_bot(player)` and
+`textarena_agent(player)` (for TextArena's ConnectFour-v0),
 the environments rewarding by the game's
 result or, with reward="verdict", by the solver's verdict on each move.
 
@@ -60,7 +61,7 @@ import threading
 
 from ._native import Player, Position, PositionError, Solver, __version__, verdicts
 from .batch import BatchSolver
-from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env
+from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env, textarena_agent
 from .games import as_player, play_game, play_match
 from .teacher import accuracy
 
@@ -86,6 +87,7 @@ __all__ = [
     "kaggle_agent",
     "openspiel_bot",
     "pettingzoo_env",
+    "textarena_agent",
     "play_game",
     "play_match",
     "verdicts",

@@ -24,6 +24,7 @@ __all__ = [
     "kaggle_agent",
     "openspiel_bot",
     "pettingzoo_env",
+    "textarena_agent",
     "play_game",
     "play_match",
     "verdicts",
@@ -196,6 +197,7 @@ def gymnasium_env(
 ) -> Any: ...
 def kaggle_agent(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Callable[[Any, Any], int]: ...
 def openspiel_bot(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Any: ...
+def textarena_agent(player: PlayerLike = "perfect", *, ms: Optional[int] = None) -> Callable[[str], str]: ...
 
 class Lost(TypedDict):
     position: Position

@@ -1,9 +1,9 @@
 """The environments students train in, on the engine: PettingZoo's AEC
 environment (`connect_four_v3`'s agents, spaces, observations, action
 mask and illegal-move rule), a Gymnasium environment for one agent
-against any player, a Kaggle ConnectX `agent` and an OpenSpiel bot of any
-of the project's players. pettingzoo, gymnasium and pyspiel are imported
-only when asked for."""
+against any player, a Kaggle ConnectX `agent`, an OpenSpiel bot and a
+TextArena agent of any of the project's players. pettingzoo, gymnasium,
+pyspiel and textarena are imported only when asked for."""
 
 from .games import as_player
 from ._native import Position
@@ -79,3 +79,59 @@ def openspiel_bot(player="perfect", *, ms=None):
             return False
 
     return Bot()
+
+
+def textarena_agent(player="perfect", *, ms=None):
+    """A TextArena agent (`agent(observation) -> action`) for its
+    `ConnectFour-v0`, playing as `player` (a Player or agent spec): it
+    reads the last board the observation shows (TextArena's grid of `.`,
+    `X` for player 0, who moves first, and `O`, the top row first) and
+    answers `[col N]`, columns from 0. A `textarena.core.Agent` where
+    textarena is installed, so that its wrappers take it; a function
+    otherwise."""
+    ours = as_player(player, ms=ms)
+
+    def act(observation):
+        return f"[col {int(ours.choose(textarena_position(observation)))}]"
+
+    try:
+        from textarena.core import Agent
+    except ImportError:
+        act.__name__ = f"c4engine_{getattr(ours, 'name', 'player')}"
+        return act
+
+    class TextArenaAgent(Agent):
+        """`player` as a TextArena agent."""
+
+        def __call__(self, observation):
+            return act(observation)
+
+    return TextArenaAgent()
+
+
+# The line above each board of TextArena's Connect Four, and its cells.
+_BOARD_STATE = "Board state:"
+_CELLS = {".": 0, "X": -1, "O": 1}
+
+
+def textarena_position(observation):
+    """The Position of the last board in TextArena's Connect Four
+    `observation` (its text); ValueError when it shows none."""
+    if not isinstance(observation, str):
+        raise TypeError(f"a TextArena observation is a str, not {type(observation).__name__}")
+    at = observation.rfind(_BOARD_STATE)
+    if at < 0:
+        raise ValueError("the observation shows no board (TextArena's 'Board state:'): "
+                         "the agent needs the game open (is_open=True)")
+    lines = observation[at + len(_BOARD_STATE):].strip("\n").splitlines()
+    rows = []
+    # The columns' numbers and a line of dashes, then the rows.
+    for line in lines[2:]:
+        cells = line.split()
+        if not cells or any(c not in _CELLS for c in cells):
+            break
+        rows.append([_CELLS[c] for c in cells])
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise ValueError(f"the observation's last board is not a grid of '.', 'X' and 'O': "
+                         f"{observation[at:at + 200]!r}")
+    return Position.from_board(rows, convention="course")
