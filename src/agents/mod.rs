@@ -36,6 +36,7 @@ pub mod evaluators;
 pub(crate) mod expectimax;
 mod file_header;
 pub(crate) mod greedy;
+pub mod levels;
 pub mod mcts;
 pub(crate) mod minimax;
 pub mod qlearning;
@@ -43,6 +44,7 @@ pub(crate) mod random;
 pub mod searcher;
 
 pub use evaluators::Evaluator;
+pub use levels::{LEVELS, agent_spec};
 
 /// What an agent answers.
 #[derive(Clone, Debug, PartialEq, Eq)]

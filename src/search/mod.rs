@@ -26,4 +26,5 @@ pub mod verdict;
 pub use iterative::{Report, SearchScore, Searcher};
 pub(crate) use limits::Budget;
 pub use limits::Limits;
+pub use order::centre_first;
 pub use solver::{DEEP_BELOW_EMPTY, DEEP_TABLE_MB, DEFAULT_HASH_MB, MIN_HASH_MB, Solver};

@@ -52,10 +52,13 @@ pub fn number_in(answer: &str) -> Option<i64> {
         .or_else(|| text.trim().trim_end_matches('.').parse().ok())
 }
 
+/// Where a JSON object starts.
+const OBJECT_START: char = '{';
+
 /// The `action` of the last JSON object of `text` that has one: a
 /// number, or a string of one.
 fn last_action(text: &str) -> Option<i64> {
-    text.match_indices('{')
+    text.match_indices(OBJECT_START)
         .rev()
         .filter_map(|(at, _)| {
             let mut objects = serde_json::Deserializer::from_str(&text[at..])

@@ -51,6 +51,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(players::verdicts, m)?)?;
     m.add_function(wrap_pyfunction!(llm::llm_play, m)?)?;
     m.add_function(wrap_pyfunction!(llm::llm_report, m)?)?;
+    m.add("LEVELS", connect4::agents::LEVELS.to_vec())?;
     m.add("PositionError", m.py().get_type::<errors::PositionError>())?;
     // The package's version is the crate's: maturin names the wheel by it.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -57,9 +57,9 @@ impl PyModel {
             let content = dict.get_item("content")?.ok_or_else(|| {
                 PyTypeError::new_err("the model's dict has no 'content' (its answer's text)")
             })?;
-            reply.text = content.extract().map_err(|_| {
-                PyTypeError::new_err("the model's 'content' must be a str")
-            })?;
+            reply.text = content
+                .extract()
+                .map_err(|_| PyTypeError::new_err("the model's 'content' must be a str"))?;
             let mut requests = 1;
             for (key, field) in [
                 ("prompt_tokens", &mut reply.prompt_tokens),

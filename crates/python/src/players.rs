@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use connect4::agents::{self, Agent};
+use connect4::agents::{self, Agent, agent_spec};
 use connect4::book::Book;
 use connect4::score::Outcome;
 use connect4::search::Limits;
@@ -33,14 +33,6 @@ pub struct PyPlayer {
     agent: Mutex<Box<dyn Agent>>,
     quick: bool,
     stop: Arc<AtomicBool>,
-}
-
-/// The agent spec a player's name stands for: `perfect` is the solver.
-pub(crate) fn agent_spec(spec: &str) -> String {
-    match spec.strip_prefix("perfect") {
-        Some(rest) if rest.is_empty() || rest.starts_with(':') => format!("solver{rest}"),
-        _ => spec.to_string(),
-    }
 }
 
 #[pymethods]

@@ -56,7 +56,7 @@ fn opponent_of(name: Option<&str>) -> Opponent {
     match name {
         None => Opponent::SelfPlay,
         Some("random") => Opponent::Random,
-        Some(spec) => Opponent::Agent(crate::players::agent_spec(spec)),
+        Some(spec) => Opponent::Agent(connect4::agents::agent_spec(spec)),
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::error::ApiResult;
 use crate::error::{ApiError, shorten};
-use crate::{Served, analysis, standings};
+use crate::{Served, analysis, solve, standings};
 
 /// A JSON answer or the error that says why not.
 pub type Answer = Result<Json<Value>, ApiError>;
@@ -36,6 +36,8 @@ pub struct Params {
     engine: Option<String>,
     name: Option<String>,
     anchor: Option<String>,
+    level: Option<String>,
+    seed: Option<String>,
 }
 
 /// The query as axum's extractor read it.
@@ -123,6 +125,23 @@ pub async fn analyze(asked: Asked) -> Answer {
         })
     })
     .await
+}
+
+/// `/solve`: every column's exact score, in the shape of Pons' web
+/// solver, and a level's move (see [`solve`]).
+pub async fn solve(asked: Asked) -> Answer {
+    let p = Params::of(asked)?;
+    let question = solve::Question {
+        rules: p.rules()?,
+        pos: p
+            .pos
+            .clone()
+            .or_else(|| p.moves.clone())
+            .unwrap_or_default(),
+        level: Params::number("level", &p.level)?,
+        seed: Params::number("seed", &p.seed)?,
+    };
+    on_a_thread(move |left| solve::solve(&question, left)).await
 }
 
 /// `/api/games`: the logs' games, and how far the judging is.

@@ -105,6 +105,20 @@ pub enum ApiError {
     /// The league's database could not be read.
     #[error("{0}")]
     League(String),
+    /// A level the engine does not have.
+    #[error("level {level}: the levels are 1 to {levels}")]
+    Level {
+        /// The level asked for.
+        level: u64,
+        /// How many there are.
+        levels: usize,
+    },
+    /// A position the solver did not prove in the time it has.
+    #[error("not proven within {seconds} s: the solver's answers are exact or none")]
+    NotProven {
+        /// The time it had.
+        seconds: u64,
+    },
     /// An engine that failed to answer, or answered an illegal move.
     #[error("{engine}: {why}")]
     Engine {
@@ -123,7 +137,7 @@ impl ApiError {
             ApiError::NoPage(_) | ApiError::NoLeague | ApiError::NoStudent { .. } => {
                 StatusCode::NOT_FOUND
             }
-            ApiError::League(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::League(_) | ApiError::NotProven { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Failed => StatusCode::INTERNAL_SERVER_ERROR,

@@ -2,7 +2,9 @@
 //! a board (each column's exact score from the book and the solver, the
 //! position in the URL), and replay the games of match, tournament,
 //! grading and experiment logs move by move, with the solver's verdict on
-//! every move ([`connect4::search::verdict`], the grader's own).
+//! every move ([`connect4::search::verdict`], the grader's own). `/solve`
+//! answers other programs (TextArena's and SPIN-Bench's solver agents) a
+//! position's exact scores in the shape of Pons' web solver.
 //!
 //! The page (HTML, CSS and JavaScript modules with one job each) is
 //! embedded in the binary and loads nothing from elsewhere; it holds no
@@ -33,6 +35,7 @@ mod replay;
 pub mod report;
 mod report_tables;
 mod server;
+mod solve;
 mod standings;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};

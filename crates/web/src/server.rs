@@ -141,6 +141,7 @@ fn router(served: Arc<Served>, port: u16) -> Router {
         .route("/api/move", get(api::play))
         .route("/api/league", get(api::league))
         .route("/api/league/student", get(api::student))
+        .route("/solve", get(api::solve))
         .route_layer(bounded);
     let mut app = Router::new()
         .route("/api/position", get(api::position))
@@ -473,6 +474,76 @@ mod tests {
             (p["columns"].as_u64(), p["rows"].as_u64()),
             (Some(4), Some(4))
         );
+    }
+
+    #[test]
+    fn solve_answers_as_pons_web_solver_does_with_a_level_s_move() {
+        let json = |path: &str| {
+            let (code, body) = asked("GET", path);
+            (
+                code,
+                serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+            )
+        };
+        // The empty board, as the agents ask it (no pos, or an empty one).
+        for path in ["/solve", "/solve?pos="] {
+            let (code, v) = json(path);
+            assert_eq!(code, 200, "{v}");
+            assert_eq!(v["score"], serde_json::json!([-2, -1, 0, 1, 0, -1, -2]));
+        }
+        let (_, v) = json("/solve?pos=4453");
+        assert_eq!(v["pos"], "4453");
+        assert_eq!(v["score"], serde_json::json!([-5, -5, -2, -3, -4, -2, -2]));
+        // A full column scores below every move.
+        let (_, v) = json("/solve?pos=444444");
+        assert_eq!(v["score"][3], crate::solve::FULL);
+        let best = |v: &serde_json::Value| {
+            let score: Vec<i64> = v["score"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_i64().unwrap())
+                .collect();
+            let max = *score.iter().max().unwrap();
+            (0..score.len())
+                .filter(|&c| score[c] == max)
+                .collect::<Vec<_>>()
+        };
+        assert!(!best(&v).contains(&3));
+        // The perfect level plays a best move; every level plays a legal one.
+        let (_, v) = json("/solve?pos=444444&level=7");
+        assert_eq!(
+            (v["level"].as_u64(), v["player"].as_str()),
+            (Some(7), Some("perfect"))
+        );
+        assert!(
+            best(&v).contains(&(v["move"].as_u64().unwrap() as usize)),
+            "{v}"
+        );
+        for level in 1..=6 {
+            let (code, v) = json(&format!("/solve?pos=444444&level={level}&seed=3"));
+            assert_eq!(code, 200, "{v}");
+            let column = v["move"].as_u64().unwrap();
+            assert!(column < 7 && column != 3, "level {level}: {v}");
+        }
+        for (path, code, error) in [
+            ("/solve?pos=4444444", 400, "moves '4444444': "),
+            ("/solve?pos=1212121", 400, "the game is over"),
+            (
+                "/solve?pos=4&level=8",
+                400,
+                "level 8: the levels are 1 to 7",
+            ),
+            (
+                "/solve?pos=4&level=one",
+                400,
+                "level = 'one': expected a number",
+            ),
+        ] {
+            let (got, v) = json(path);
+            assert_eq!(got, code, "{path}: {v}");
+            assert!(v["error"].as_str().unwrap().contains(error), "{path}: {v}");
+        }
     }
 
     #[test]

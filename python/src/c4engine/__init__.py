@@ -59,6 +59,7 @@ engine's.
 
 import threading
 
+from . import _native
 from ._native import Player, Position, PositionError, Solver, __version__, verdicts
 from .batch import BatchSolver
 from .envs import gymnasium_env, kaggle_agent, openspiel_bot, pettingzoo_env, textarena_agent
@@ -103,16 +104,9 @@ __all__ = [
 # Each is bounded by depth, simulations or nodes, never by time, so that a
 # level is as strong on a slow machine as on a fast one. Their measured
 # scores against each other are in docs/python.md
-# (scripts/measure-levels.py measures them).
-LEVELS = [
-    "random",
-    "greedy",
-    "alphabeta:depth=4",
-    "mcts:simulations=20000",
-    "solver:nodes=2000",
-    "solver:nodes=20000",
-    "perfect",
-]
+# (scripts/measure-levels.py measures them). The engine's list
+# (connect4::agents::LEVELS), which the web server's /solve plays too.
+LEVELS = list(_native.LEVELS)
 
 
 def level(n, *, seed=None):
