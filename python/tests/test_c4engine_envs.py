@@ -2,9 +2,11 @@
 PettingZoo AEC environment passes PettingZoo's API test and plays as
 connect_four_v3 does (same observations move by move, same illegal-move
 rule), the Gymnasium environment passes Gymnasium's checker, the Kaggle
-agent plays in kaggle-environments' ConnectX; rewards by the solver's
+agent plays in kaggle-environments' ConnectX and its Game Arena Connect
+Four, the TextArena agent in TextArena's; rewards by the solver's
 verdict name the move that gave the value away."""
 
+import json
 import warnings
 
 import numpy as np
@@ -156,6 +158,25 @@ def test_the_kaggle_agent_plays_in_connectx(c4):
     env = make("connectx", debug=True)
     env.run(["negamax", c4.kaggle_agent("alphabeta:depth=4")])
     assert all(s.status == "DONE" for s in env.state)
+
+
+def test_the_kaggle_agent_plays_game_arena_s_connect_four(c4):
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("kaggle_environments")
+    from kaggle_environments import make
+    from kaggle_environments.envs.open_spiel_env import open_spiel_env
+
+    open_spiel_env._register_game_envs(["connect_four"])
+    for perfect in (0, 1):
+        env = make("open_spiel_connect_four", debug=True)
+        agents = [c4.kaggle_agent(c4.Player("random", seed=perfect))] * 2
+        agents[perfect] = c4.kaggle_agent("perfect")
+        env.run(agents)
+        assert [s["status"] for s in env.state] == ["DONE", "DONE"]
+        assert env.state[perfect]["reward"] == 1 and env.state[1 - perfect]["reward"] == -1
+        # Every move was a legal one: the game ended on the board.
+        final = json.loads(env.steps[-1][0]["observation"]["observationString"])
+        assert final["is_terminal"] and final["winner"] == "xo"[perfect], final
 
 
 def test_openspiel_states_and_tensors_read_and_the_bot_plays(c4):

@@ -2,7 +2,8 @@
 //!
 //! The move is the `action` of the last JSON object in the answer that has
 //! one (`{"reason": "...", "action": 3}`, as SPIN-Bench asks for it, the
-//! number or a string of it), or else the last bracketed number of the
+//! number or a string of it), or else the last `Final Answer: N` (as
+//! Kaggle's Game Arena asks for it), or else the last bracketed number of the
 //! answer (`[3]`, `[col 3]`, `[column 3]`, any case, as TextArena asks for
 //! it), or else the whole answer when it is one number and nothing more
 //! (`3`, as a terse model answers). A reasoning model's `<think>...</think>` is left out first, so
@@ -48,6 +49,7 @@ impl AnswerError {
 pub fn number_in(answer: &str) -> Option<i64> {
     let text = without_thinking(answer);
     last_action(&text)
+        .or_else(|| last_final_answer(&text))
         .or_else(|| last_bracketed(&text))
         .or_else(|| text.trim().trim_end_matches('.').parse().ok())
 }
@@ -105,6 +107,22 @@ fn without_thinking(answer: &str) -> String {
     out
 }
 
+/// The number after the last `Final Answer:` of `text` (any case, any
+/// spaces around the colon).
+fn last_final_answer(text: &str) -> Option<i64> {
+    let lower = text.to_ascii_lowercase();
+    lower
+        .rmatch_indices("final")
+        .filter_map(|(at, _)| {
+            let rest = lower[at + "final".len()..].trim_start();
+            let rest = rest.strip_prefix("answer")?.trim_start();
+            let rest = rest.strip_prefix(':')?.trim_start();
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .next()
+}
+
 /// The last `[N]`, `[col N]` or `[column N]` of `text`.
 fn last_bracketed(text: &str) -> Option<i64> {
     text.match_indices('[')
@@ -143,6 +161,9 @@ mod tests {
             ("```json\n{\"reason\": \"r\", \"action\": 4}\n```", Some(4)),
             (r#"{"reason": "no"} then [5]"#, Some(5)),
             (r#"{"action": "left"} [1]"#, Some(1)),
+            ("Column 2 blocks.\nFinal Answer: 4", Some(4)),
+            ("final answer : 1, no: FINAL ANSWER:5", Some(5)),
+            ("Final Answer: none [2]", Some(2)),
             ("", None),
         ] {
             assert_eq!(number_in(answer), number, "{answer:?}");

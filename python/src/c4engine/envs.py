@@ -28,23 +28,37 @@ def gymnasium_env(opponent="random", *, play_first=True, rules="7x6x4", reward="
 
 
 def kaggle_agent(player="perfect", *, ms=None):
-    """A Kaggle ConnectX `agent(observation, configuration)` playing as
-    `player` (a Player or agent spec)."""
+    """A Kaggle agent `agent(observation, configuration)` playing as
+    `player` (a Player or agent spec): of ConnectX (it answers the column,
+    from 0), and of Kaggle's Game Arena Connect Four
+    (`open_spiel_connect_four`, needs open_spiel: it answers
+    `{"submission": column}`, and -1 on the set-up step, whose
+    observation has no state)."""
     ours = as_player(player, ms=ms)
 
     def agent(observation, configuration):
-        board = observation["board"] if isinstance(observation, dict) else observation.board
-        columns = configuration["columns"] if isinstance(configuration, dict) \
-            else configuration.columns
-        rows = configuration["rows"] if isinstance(configuration, dict) else configuration.rows
-        inarow = configuration["inarow"] if isinstance(configuration, dict) \
-            else configuration.inarow
-        position = Position.from_board(list(board), convention="kaggle",
-                                       rules=f"{columns}x{rows}x{inarow}")
+        get = observation.get if isinstance(observation, dict) else \
+            lambda key, default=None: getattr(observation, key, default)
+        if get("board") is None:
+            return _game_arena_move(ours, get("serializedGameAndState"))
+        setting = configuration.get if isinstance(configuration, dict) else \
+            lambda key: getattr(configuration, key)
+        rules = f"{setting('columns')}x{setting('rows')}x{setting('inarow')}"
+        position = Position.from_board(list(get("board")), convention="kaggle", rules=rules)
         return int(ours.choose(position))
 
     agent.__name__ = f"c4engine_{getattr(ours, 'name', 'player')}"
     return agent
+
+
+def _game_arena_move(ours, serialized):
+    """The submission of `ours` in Game Arena's OpenSpiel state
+    `serialized`: -1 on the set-up step, which shows none."""
+    if not serialized:
+        return {"submission": -1}
+    import pyspiel
+    _, state = pyspiel.deserialize_game_and_state(serialized)
+    return {"submission": int(ours.choose(Position.from_board(state, convention="openspiel")))}
 
 
 def openspiel_bot(player="perfect", *, ms=None):
