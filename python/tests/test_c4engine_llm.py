@@ -169,3 +169,37 @@ def test_the_client_plays_the_stand_in_through_its_failures(c4, stand_in, tmp_pa
     with pytest.raises(llm.ChatError, match="HTTP 401") as refused:
         client("perfect")([{"role": "user", "content": "[3]"}])
     assert "not-the-key-42" not in str(refused.value)
+
+
+def test_the_client_follows_no_redirect_so_the_key_stays_with_its_server(c4, monkeypatch):
+    import http.server
+    import threading
+
+    import c4engine.llm as llm
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append((self.path, self.headers.get("Authorization")))
+            self.send_response(302 if self.path.startswith("/v1/") else 200)
+            self.send_header("Location", "/elsewhere/chat/completions")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("REDIRECTED_KEY", "key-123")
+        model = llm.chat_completions(f"http://127.0.0.1:{server.server_port}/v1", "m",
+                                     api_key_env="REDIRECTED_KEY", backoff=0)
+        with pytest.raises(llm.ChatError, match="HTTP 302") as refused:
+            model([{"role": "user", "content": "[3]"}])
+        assert "key-123" not in str(refused.value)
+        assert seen == [("/v1/chat/completions", "Bearer key-123")]
+    finally:
+        server.shutdown()

@@ -146,8 +146,11 @@ class ChatCompletions:
         self._body = {"model": model, "max_tokens": max_tokens, "temperature": temperature,
                       "stream": False}
         # A server on this machine is reached directly, whatever proxy the
-        # environment names for the others.
-        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
+        # environment names for the others; a redirect is not followed (it
+        # would carry the key elsewhere), and so ends the run as any 3xx.
+        handlers = [_NoRedirect()]
+        if _is_loopback(parsed.hostname):
+            handlers.append(urllib.request.ProxyHandler({}))
         self._opener = urllib.request.build_opener(*handlers)
 
     def __repr__(self):
@@ -200,6 +203,13 @@ class ChatCompletions:
     def _blank(self, text):
         """`text` with the key blanked."""
         return text.replace(self._key, "<the key>") if self._key else text
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: urllib raises the 3xx as an HTTPError."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
 
 
 def _retry_after(value):
