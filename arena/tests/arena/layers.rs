@@ -54,11 +54,18 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     // Many games stepped at once, for reinforcement learning: the engine
     // alone.
     ("connect4-vector", "crates/vector", &["connect4"]),
-    // The engine inside Python: the engine and the batched games.
+    // The engine inside Python: the engine, the batched games, and a
+    // model of the caller's played and judged (the models' crate without
+    // its HTTP side, and the match core's log under it).
     (
         "connect4-python",
         "crates/python",
-        &["connect4", "connect4-vector"],
+        &[
+            "connect4",
+            "connect4-vector",
+            "connect4-llm",
+            "connect4-match",
+        ],
     ),
     (
         "connect4-arena",
@@ -179,6 +186,18 @@ fn each_crate_depends_only_on_the_crates_below_it() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The Python extension takes the models' crate without its `http`
+/// feature: a wheel with no HTTP client or server in it.
+#[test]
+fn c4engine_links_no_http() {
+    let manifest = std::fs::read_to_string(root().join("crates/python/Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("connect4-llm"))
+        .expect("c4engine's manifest names connect4-llm");
+    assert!(line.contains("default-features = false"), "{line}");
 }
 
 #[test]
