@@ -149,7 +149,7 @@ def test_targets_that_name_no_single_policy_are_clear_errors():
     _, err, status = exchange(proc, [])
     assert status == 2
     assert "expected exactly one class with mount() and act(), found First, Second" in err
-    assert "policy.py" in err
+    assert "keep only one class with both methods in policy.py" in err, err
     proc = adapter(str(GROUPS / "TwoClasses") + ":Third")
     _, err, status = exchange(proc, [])
     assert status == 2 and "no class 'Third'" in err
@@ -360,6 +360,30 @@ def test_policy_feedback_speaks_python_with_whole_tracebacks(tmp_path):
     assert "RuntimeError: the third move went wrong on purpose" in first, first
     assert "c4bridge" not in first and " | " not in first, first
     assert "[-1," in first and "row 0 is the top row" in first, first
+
+
+def test_a_mount_that_outlasts_the_move_is_named_and_paid_for_once(tmp_path):
+    # Issue #75, item 1: the student reads that mount() held the move, with
+    # the time allowed and waited; once a test's games all stopped so,
+    # the other tests are not played (each would wait again).
+    folder = tmp_path / "slow-mount"
+    folder.mkdir()
+    (folder / "policy.py").write_text(
+        "import time\n\n\nclass Slow:\n    def mount(self, time_out):\n"
+        "        time.sleep(60)\n\n    def act(self, board):\n        return 3\n")
+    r = grade_policy(tmp_path, folder)
+    first = r["tests"][0]["output"]
+    assert "Slow.mount() did not return within the time per move (1000 ms; the game waited " \
+        in first, first
+    assert "before your first move of each game" in first, first
+    others = [t["output"] for t in r["tests"][1:] if "games were not played" in t["output"]]
+    assert others, r["tests"]
+    assert all("every game was lost before your code's first move" in o for o in others), others
+    text = json.dumps(r).lower()
+    for word in PROTOCOL_WORDS:
+        assert word not in text, f"'{word}' in the feedback: {r}"
+    checks = next(t["output"] for t in r["tests"] if "act returns a free column" in t["output"])
+    assert "not judged, since act returned no move" in checks, checks
 
 
 def test_a_policy_that_cannot_load_is_told_why_in_python_terms(tmp_path):

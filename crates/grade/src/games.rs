@@ -67,6 +67,23 @@ fn reference_failed(job: &Job, r: &GameRecord) -> bool {
     points(job, r) == 1.0 && matches!(r.end.reason, Reason::Crash | Reason::Stall | Reason::Time)
 }
 
+/// What happened in a game `opponent`, the reference, lost by its own
+/// failure (voided), `replay` or not.
+fn voided_game(job: &Job, opponent: &str, r: &GameRecord, replay: bool) -> String {
+    format!(
+        "game {} ({}): {opponent} lost by {}: {}{}",
+        job.game,
+        if job.first == 0 {
+            "you first"
+        } else {
+            "you second"
+        },
+        r.end.reason,
+        r.end.detail.as_deref().unwrap_or(""),
+        if replay { " (a replay)" } else { "" }
+    )
+}
+
 /// Points of engine 0 (the student) in a game.
 fn points(job: &Job, r: &GameRecord) -> f64 {
     match r.end.winner {
@@ -122,6 +139,23 @@ fn python_verdicts(games: &[&(Job, GameRecord)]) -> [(&'static str, Option<usize
             Some(count(&[Reason::Crash])),
         ),
     ]
+}
+
+/// Games lost on the clock before the student's first move that, making
+/// up a whole test, show that every game would end so.
+pub const GIVE_UP_AFTER: usize = 3;
+
+/// Whether every game of a test (at least [`GIVE_UP_AFTER`]) was lost by
+/// a stall or on time before the student's first move: a `mount()` or an
+/// `act()` that outlasts the time per move, which each later game would
+/// wait for again.
+fn never_moved_in_time(games: &[(Job, GameRecord)]) -> bool {
+    games.len() >= GIVE_UP_AFTER
+        && games.iter().all(|(j, r)| {
+            forfeited(j, r)
+                && matches!(r.end.reason, Reason::Stall | Reason::Time)
+                && student_moves(j, r) == 0
+        })
 }
 
 /// Games in a row the student loses by forfeit for one reason before the
@@ -235,7 +269,10 @@ impl Played {
     fn forfeit_note(&self) -> String {
         let lost = self.forfeits();
         let Some(first) = lost.first() else {
-            return String::new();
+            return self
+                .stopped
+                .as_ref()
+                .map_or(String::new(), |why| format!("\n{why}"));
         };
         // The position the student was asked to move in, as a picture.
         let picture = self
@@ -329,6 +366,11 @@ pub struct Grader<'a> {
     pub concurrency: usize,
     /// The games of each test so far.
     pub played: Vec<Played>,
+    /// Why no more games are played, once a test's games were all lost on
+    /// the clock before the student's first move ([`never_moved_in_time`]):
+    /// every later game would end so too, each paying the wait again.
+    /// The test's visibility, its name and the forfeits' reason.
+    pub gave_up: Option<(Visibility, String, Option<Reason>)>,
     /// The solver that finds the move that lost each game.
     pub judge: connect4::search::verdict::Judge,
     /// How the output speaks to the student.
@@ -385,6 +427,9 @@ impl Grader<'_> {
     fn play(&mut self, test: &Test, opponent: &Opponent, jobs: Vec<Job>) {
         let label = opponent.label();
         let scheduled = jobs.len();
+        if let Some(gave_up) = self.gave_up.clone() {
+            return self.not_played(test, label, scheduled, &gave_up);
+        }
         let mut streak = Streak::default();
         let config = RunConfig {
             rules: Rules::STANDARD,
@@ -406,19 +451,7 @@ impl Grader<'_> {
             let mut again = Vec::new();
             workers::run(&config, todo, &Flags::default(), |job, record| {
                 if reference_failed(job, &record) {
-                    voided.push(format!(
-                        "game {} ({}): {} lost by {}: {}{}",
-                        job.game,
-                        if job.first == 0 {
-                            "you first"
-                        } else {
-                            "you second"
-                        },
-                        label,
-                        record.end.reason,
-                        record.end.detail.as_deref().unwrap_or(""),
-                        if round == 0 { "" } else { " (a replay)" }
-                    ));
+                    voided.push(voided_game(job, &label, &record, round > 0));
                     again.push(job.clone());
                     return Control::Continue;
                 }
@@ -446,6 +479,9 @@ impl Grader<'_> {
                 scheduled - games.len()
             )
         });
+        if never_moved_in_time(&games) {
+            self.gave_up = Some((test.visibility, test.name.clone(), streak.reason));
+        }
         self.played.push(Played {
             test: test.name.clone(),
             visibility: test.visibility,
@@ -457,6 +493,55 @@ impl Grader<'_> {
             terms: self.terms,
             seed: self.config.test_seed(test),
         });
+    }
+
+    /// The record of `test`, whose `scheduled` games against `label` are
+    /// not played since every game of the test `gave_up` names stopped
+    /// before the student's first move: named where `test` may speak of it.
+    fn not_played(
+        &mut self,
+        test: &Test,
+        label: String,
+        scheduled: usize,
+        gave_up: &(Visibility, String, Option<Reason>),
+    ) {
+        let why = self.gave_up_note(test, gave_up);
+        eprintln!("grade: {}: not played ({why})", test.name);
+        self.played.push(Played {
+            test: test.name.clone(),
+            visibility: test.visibility,
+            opponent: label,
+            games: Vec::new(),
+            voided: Vec::new(),
+            given_up: 0,
+            stopped: Some(format!(
+                "the {scheduled} games were not played and count as lost: {why}"
+            )),
+            terms: self.terms,
+            seed: self.config.test_seed(test),
+        });
+    }
+
+    /// Why `test` is not played, if an earlier test's games were all lost
+    /// on the clock before the student's first move: that test named
+    /// where `test` may speak of it.
+    pub fn skipped(&self, test: &Test) -> Option<String> {
+        self.gave_up.as_ref().map(|g| self.gave_up_note(test, g))
+    }
+
+    /// [`Grader::skipped`]'s words, for `gave_up`.
+    fn gave_up_note(&self, test: &Test, gave_up: &(Visibility, String, Option<Reason>)) -> String {
+        let (visibility, name, reason) = gave_up;
+        let which = if may_speak_of(test.visibility, *visibility) {
+            format!("in test \"{name}\"")
+        } else {
+            "in an earlier test".to_string()
+        };
+        format!(
+            "{which} every game was lost before your code's first move ({}), and every game \
+             would end so",
+            reason.map_or("forfeit".into(), |r| self.terms.reason(r))
+        )
     }
 
     /// A `wins` test: games from the empty board; the share won.

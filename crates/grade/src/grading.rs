@@ -562,6 +562,7 @@ fn run_tests(
             .or(config.grading.concurrency)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         played: Vec::new(),
+        gave_up: None,
         judge: mistakes::judge(),
         terms: terms::Terms::of(config.submission.kind),
     };
@@ -572,6 +573,12 @@ fn run_tests(
         let outcome = match test.kind {
             TestKind::Wins => Some(grader.wins(test)),
             TestKind::Openings => Some(grader.openings(test)?),
+            TestKind::Tactics if grader.skipped(test).is_some() => {
+                let why = grader.skipped(test).unwrap_or_default();
+                eprintln!("grade: {}: not played ({why})", test.name);
+                let output = format!("the positions were not played and count as missed: {why}");
+                Some(TestOutcome::new(test, 0.0, output))
+            }
             TestKind::Tactics => {
                 eprintln!("grade: {}", test.name);
                 let t = tactics::play(

@@ -409,7 +409,7 @@ fn play_out_win(
         let column = if game.side_to_move() == engine_side {
             let played = seat
                 .ask(&game, forfeits)
-                .ok_or(Missed("forfeited".into()))?;
+                .ok_or_else(|| Missed(seat.played(None)))?;
             if slip.is_none() {
                 slip = slipped(solver, &game, played, seat.terms);
             }

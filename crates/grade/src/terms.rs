@@ -128,7 +128,19 @@ impl Terms {
                 "your code did not start: {} (the time to load it)",
                 what.replace("no answer to hello", "no answer")
             ),
-            Reason::Stall => "act did not return: the game waited past the time per move".into(),
+            Reason::Stall => {
+                let times = waited(what).map_or(String::new(), |(waited, allowed)| {
+                    format!(" ({allowed} ms; the game waited {waited} ms)")
+                });
+                match stalled_mount(stderr) {
+                    Some(mount) => format!(
+                        "{mount} did not return within the time per move{times}: the grader \
+                         calls it before your first move of each game, and that move waits \
+                         for it; do in mount() only what is quick"
+                    ),
+                    None => format!("act did not return within the time per move{times}"),
+                }
+            }
             Reason::Protocol => format!(
                 "the program that runs your code could not read its answer ({what}); please \
                  tell your instructor"
@@ -193,6 +205,32 @@ impl Terms {
     }
 }
 
+/// The line the policy bridge writes on stderr before each `mount()`
+/// (`connect4-policy: calling Class.mount(), the time per move 1 s`), and
+/// the one after it returns (python/src/c4bridge/policy.py).
+const MOUNT_STARTED: &str = "connect4-policy: calling ";
+const MOUNT_RETURNED: &str = "connect4-policy: mount() returned";
+
+/// The `Class.mount()` that had not returned when the process's `stderr`
+/// ended, if one had started.
+fn stalled_mount(stderr: &str) -> Option<&str> {
+    // The arena joins the lines it quotes with " | ".
+    let last = stderr
+        .rsplit(" | ")
+        .find(|l| l.starts_with(MOUNT_STARTED) || l.starts_with(MOUNT_RETURNED))?;
+    let call = last.strip_prefix(MOUNT_STARTED)?;
+    Some(call.split_once(',').map_or(call, |(call, _)| call))
+}
+
+/// The time the game waited and the time per move, from the arena's
+/// detail of a stall (`... after 3104 ms, with 1000 ms allowed`).
+fn waited(detail: &str) -> Option<(u64, u64)> {
+    let (_, rest) = detail.rsplit_once(" after ")?;
+    let (waited, rest) = rest.split_once(" ms, with ")?;
+    let (allowed, _) = rest.split_once(" ms allowed")?;
+    Some((waited.parse().ok()?, allowed.parse().ok()?))
+}
+
 /// The column a Python student returned, from the arena's detail of an
 /// illegal move: told in the player's columns from 0 (see
 /// [`connect4_match::play::illegal_move_text`]), or in the protocol's from 1.
@@ -218,8 +256,12 @@ pub fn python_traceback(stderr: &str) -> String {
         } else if !line.starts_with("    ") {
             skipping = false;
         }
-        // The bridge's timing summary as it exits is not the student's.
-        if skipping || (line.contains(" moves, player ") && line.contains("adapter overhead")) {
+        // The bridge's timing summary as it exits, and its lines around
+        // each mount(), are not the student's.
+        let bridge_s = (line.contains(" moves, player ") && line.contains("adapter overhead"))
+            || line.starts_with(MOUNT_STARTED)
+            || line.starts_with(MOUNT_RETURNED);
+        if skipping || bridge_s {
             continue;
         }
         let line = line
@@ -296,6 +338,33 @@ mod tests {
         assert!(
             board.contains("1 2 3 4 5 6 7") && !board.contains("-1"),
             "{board}"
+        );
+    }
+
+    /// Issue #75, item 1: a mount() that outlasts the move is named, with
+    /// the time allowed and taken; a slow act says both too.
+    #[test]
+    fn a_stall_says_whether_mount_or_act_held_the_move_and_how_long() {
+        let waited = "no bestmove and no answer to ping after 3104 ms, with 1000 ms allowed";
+        let mounting = format!(
+            "{waited}; {STDERR_ENDS}connect4-policy: calling Slow.mount(), the time per move 1 s"
+        );
+        let said = Terms::Python.failure(Reason::Stall, &mounting);
+        assert_eq!(
+            said,
+            "Slow.mount() did not return within the time per move (1000 ms; the game waited \
+             3104 ms): the grader calls it before your first move of each game, and that move \
+             waits for it; do in mount() only what is quick"
+        );
+        let acting = format!(
+            "{waited}; {STDERR_ENDS}connect4-policy: calling Slow.mount(), the time per move 1 s \
+             | connect4-policy: mount() returned in 0.001 s | debug from act"
+        );
+        let said = Terms::Python.failure(Reason::Stall, &acting);
+        assert_eq!(
+            said,
+            "act did not return within the time per move (1000 ms; the game waited 3104 ms):\n\
+             ```\ndebug from act\n```"
         );
     }
 

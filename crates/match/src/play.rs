@@ -245,8 +245,9 @@ fn await_timed_bestmove(
         // shows a live engine that ran over its time.
         Err(Failure::Stall(_)) => Err(match p.ask(Command::Ping, PING_TIMEOUT) {
             Err(Failure::Stall(_)) => Failure::Stall(format!(
-                "no bestmove and no answer to ping after {} ms",
-                start.elapsed().as_millis()
+                "no bestmove and no answer to ping after {} ms, with {} ms allowed",
+                start.elapsed().as_millis(),
+                budget.as_millis()
             )),
             Err(Failure::Crash(d)) => Failure::Crash(d),
             _ => Failure::Time(format!(

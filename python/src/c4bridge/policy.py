@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import time
 import traceback
 
 from .protocol import PlayerError, call_player, serve
@@ -69,11 +70,21 @@ def load_class(target, paths=()):
         return cls
     if len(candidates) != 1:
         listed = ", ".join(sorted(c.__name__ for c in candidates)) or "none"
+        file = os.path.basename(path)
+        advice = (f"keep only one class with both methods in {file} (the one to play), "
+                  f"or name it after the file as {file}:ClassName where you start it")
+        if not candidates:
+            advice = "write one class with mount(self) and act(self, board)"
         raise TargetError(
-            f"{path}: expected exactly one class with mount() and act(), found {listed}; "
-            f"name one as {path}:ClassName"
+            f"{path}: expected exactly one class with mount() and act(), found {listed}: {advice}"
         )
     return candidates[0]
+
+
+# The lines the bridge writes on stderr before and after each mount()
+# (crates/grade/src/terms.rs reads them).
+MOUNT_STARTED = "connect4-policy: calling"
+MOUNT_RETURNED = "connect4-policy: mount() returned"
 
 
 class MountError(Exception):
@@ -132,12 +143,20 @@ class PolicyPlayer:
             print(f"connect4-policy: creating {self.cls.__name__}() raised:", file=sys.stderr)
             traceback.print_exc()
             raise PlayerError() from None
+        # Said on stderr around the call, so that the arena can tell a
+        # mount() that never returns from an act() that never does.
+        limit = "none" if seconds is None else f"{seconds:g} s"
+        print(f"{MOUNT_STARTED} {self.cls.__name__}.mount(), the time per move {limit}",
+              file=sys.stderr, flush=True)
+        begin = time.perf_counter()
         try:
             self.policy.mount(*args, **kwargs)
         except Exception:
             print(f"connect4-policy: {self.cls.__name__}.mount() raised:", file=sys.stderr)
             traceback.print_exc()
             raise PlayerError() from None
+        print(f"{MOUNT_RETURNED} in {time.perf_counter() - begin:.3f} s", file=sys.stderr,
+              flush=True)
 
     def choose(self, board, movetime_ms):
         what = f"connect4-policy: {self.cls.__name__}.act()"
