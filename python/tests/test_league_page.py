@@ -146,3 +146,59 @@ def test_the_ladder_grows_while_the_league_plays(league_dir, browser):  # noqa: 
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="module")
+def python_league(tmp_path_factory):
+    """A league of Python students: two that play the leftmost and the
+    rightmost free column (their games against each other are judged
+    whatever the anchors do), one whose code raises as it loads, after
+    one round."""
+    import sys
+    root = tmp_path_factory.mktemp("python-league")
+    (root / "drop/lefty").mkdir(parents=True)
+    (root / "drop/lefty/policy.py").write_text(
+        "class Lefty:\n    def mount(self):\n        pass\n\n"
+        "    def act(self, board):\n"
+        "        return [c for c in range(7) if board[0][c] == 0][0]\n")
+    (root / "drop/righty").mkdir(parents=True)
+    (root / "drop/righty/policy.py").write_text(
+        "class Righty:\n    def mount(self):\n        pass\n\n"
+        "    def act(self, board):\n"
+        "        return [c for c in range(7) if board[0][c] == 0][-1]\n")
+    (root / "drop/broken").mkdir(parents=True)
+    (root / "drop/broken/policy.py").write_text(
+        "def helper():\n    return 1 / 0\n\n\nhelper()\n")
+    (root / "league.toml").write_text('[submission]\nkind = "policy"\n\n[time]\nmove_ms = 1000\n'
+                                      f'margin_ms = {UNHURRIED_MARGIN_MS}\n')
+    played = subprocess.run(league_command(root, "--rounds", "1", "--python", sys.executable),
+                            capture_output=True, text=True, timeout=900)
+    assert played.returncode == 0, played.stdout + played.stderr
+    return root
+
+
+def test_a_python_student_s_pages_speak_their_columns_and_keep_a_traceback_s_lines(
+        python_league, browser):  # noqa: F811
+    # Issue #75, item 2: the league numbers a Python student's moves and
+    # columns as grading does (your move N, columns from 0), and shows a
+    # refusal's traceback on its lines, with no fences and no league path.
+    with serving("--league", str(python_league / "league")) as url:
+        page = browser.new_page()
+        told = []
+        for student in ("lefty", "righty"):
+            page.goto(url + f"?student={student}")
+            sync_api.expect(page.locator("#student-record")).to_contain_text(f"{student} v1")
+            told += [t for t in page.locator("#student-slips li").all_inner_texts()
+                     if "judged move" not in t]
+        assert told, "neither student gave a value away"
+        columns = [int(re.search(r", your move \d+: column (\d)", t).group(1)) for t in told]
+        # Their first choices, columns 0 and 6, as their code returns them
+        # (the protocol's 1 and 7).
+        assert all(0 <= c <= 6 for c in columns) and {0, 6} & set(columns), told
+        page.goto(url + "?student=broken")
+        note = page.locator("#student-note")
+        sync_api.expect(note).to_contain_text("ZeroDivisionError")
+        text = note.inner_text()
+        assert "\n" in text and "```" not in text, text
+        assert str(python_league) not in text and 'File "policy.py", line 2' in text, text
+        page.close()

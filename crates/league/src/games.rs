@@ -140,6 +140,12 @@ pub fn play(
     stop: &AtomicBool,
 ) -> Result<Option<Played>> {
     let names = (first.name.clone(), second.name.clone());
+    // Python students read their columns from 0, on the replay page too.
+    let zero_based: Vec<String> = [&first, &second]
+        .into_iter()
+        .filter(|s| s.counts_columns_from_zero())
+        .map(|s| s.name.clone())
+        .collect();
     let [mut first, mut second] = seats([first, second], margin);
     let setup = GameSetup {
         rules: Rules::STANDARD,
@@ -160,14 +166,17 @@ pub fn play(
         second: 1,
         opening: game.opening.clone(),
     };
-    let line = GameLine::of_game(
-        "league".into(),
-        &job,
-        names,
-        Rules::STANDARD,
-        record,
-        game.seed as u64,
-    );
+    let line = GameLine {
+        zero_based,
+        ..GameLine::of_game(
+            "league".into(),
+            &job,
+            names,
+            Rules::STANDARD,
+            record,
+            game.seed as u64,
+        )
+    };
     let (accuracy, slips) = judged(judge, &line);
     Ok(Some(Played {
         result: line.result,

@@ -126,6 +126,7 @@ impl Intake<'_> {
                 drop(cells);
                 validated.map(|()| spec)
             });
+        let checked = checked.map_err(|why| Refusal(for_the_page(&why.0, &copy)));
         if checked.is_err() {
             std::fs::remove_dir_all(&copy).ok();
         }
@@ -161,6 +162,19 @@ fn record(
         Ok(_) => Entry::Entered(student.to_string()),
         Err(why) => Entry::Rejected(student.to_string(), why.0),
     })
+}
+
+/// Why a submission was refused, as the league's pages show it: plain
+/// text (the grader's code fences left out; the page keeps the lines), and
+/// its files named as the student named them (`policy.py`, not the
+/// league's copy of it at `copy`).
+fn for_the_page(why: &str, copy: &Path) -> String {
+    let folder = format!("{}/", copy.display());
+    why.lines()
+        .filter(|l| !l.trim_start().starts_with("```"))
+        .map(|l| l.replace(&folder, ""))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Whether `spec` starts, answers, and plays a whole game against itself

@@ -138,8 +138,8 @@ fn submission(p: &Player) -> Value {
 
 /// The latest submission's record on the ladder (`rows`) and the moves
 /// where it gave the value away, with the opponent of each found among
-/// the student's `games` (columns and moves from 1, as the page numbers
-/// them).
+/// the student's `games`: their own move's number, and columns as they
+/// number them (from 0 for Python code, from 1 for an engine).
 fn latest_record(
     store: &Store,
     latest: &Player,
@@ -149,6 +149,14 @@ fn latest_record(
 ) -> Result<Value, StoreError> {
     let place = rows.iter().position(|(p, _)| p.id == latest.id);
     let tally = place.map(|i| rows[i].1.clone()).unwrap_or_default();
+    // A Python student's columns count from 0, as their code returns them;
+    // an engine's from 1, as the protocol does.
+    let from = i64::from(
+        !latest
+            .spec
+            .parse::<connect4_match::spec::EngineSpec>()
+            .is_ok_and(|s| s.counts_columns_from_zero()),
+    );
     let slips: Vec<Value> = store
         .slips_of(latest.id, MOST_SLIPS)?
         .iter()
@@ -160,10 +168,12 @@ fn latest_record(
                     g.first
                 })
             });
+            // Their own move's number in the game, from 1, as grading
+            // numbers "your move N".
             json!({
-                "game": game, "move": s.ply + 1, "played": s.played + 1,
-                "keeping": s.keeping.map(|k| k + 1), "before": s.before, "after": s.after,
-                "opponent": opponent,
+                "game": game, "move": s.ply / 2 + 1, "played": s.played + from,
+                "keeping": s.keeping.map(|k| k + from), "before": s.before, "after": s.after,
+                "opponent": opponent, "columns_from": from,
             })
         })
         .collect();
@@ -205,7 +215,12 @@ mod tests {
             anchor,
             version,
             fingerprint: format!("{student}{version}"),
-            spec: "name=x,cmd=self".into(),
+            // alice writes Python (a course policy), the others engines.
+            spec: if student == "alice" {
+                "name=x,cmd=python3,arg=-m,arg=c4bridge.policy,arg=policy.py".into()
+            } else {
+                "name=x,cmd=self".into()
+            },
             state: state.parse().unwrap(),
             note: (state == "rejected").then(|| "the validation game was lost".into()),
             rating: Rating::default(),
@@ -317,10 +332,13 @@ mod tests {
         assert_eq!(games[0]["side"], "second");
         assert_eq!(games[0]["points"], 0.0);
         assert_eq!(games[1]["points"], 1.0);
+        // Ply 7 is the second player's 4th move; a Python student's
+        // columns count from 0.
         let slip = &page["latest"]["slips"][0];
-        assert_eq!(slip["move"], 8);
-        assert_eq!(slip["played"], 1);
-        assert_eq!(slip["keeping"], 4);
+        assert_eq!(slip["move"], 4);
+        assert_eq!(slip["played"], 0);
+        assert_eq!(slip["keeping"], 3);
+        assert_eq!(slip["columns_from"], 0);
         assert_eq!(slip["opponent"], "greedy");
         assert_eq!(page["latest"]["rank"], 1);
         assert!(view.student("alice", true).unwrap().is_none());

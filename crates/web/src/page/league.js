@@ -152,7 +152,7 @@ function showSlips(page) {
     link.href = replayAddress(page.log, s.game);
     const kept = s.keeping ? `; column ${s.keeping} kept the ${s.before}` : "";
     item.append(link, document.createTextNode(
-      `${s.opponent ? ` against ${s.opponent}` : ""}, move ${s.move}: column ${s.played} turned a ${s.before} into a ${s.after}${kept}`));
+      `${s.opponent ? ` against ${s.opponent}` : ""}, your move ${s.move}: column ${s.played} turned a ${s.before} into a ${s.after}${kept}`));
     return item;
   });
   if (!items.length) {
