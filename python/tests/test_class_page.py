@@ -50,6 +50,13 @@ def test_the_class_page_shows_every_student_and_their_feedback(tmp_path):
         assert tests.count() >= 7
         sync_api.expect(tests.filter(has_text="Wins as first player")).to_contain_text("0 / 20")
         assert "#bob" in page.url
+        # What kept bob's code from playing is in the table's note.
+        assert page.locator("tr.row[data-student='bob'] td.note").inner_text().strip()
+        # The feedback is the grader's markdown rendered: lists and blocks,
+        # no fence or escape shown as text (issue #75, item 2).
+        feedback = page.locator("#student-tests").inner_text()
+        assert "```" not in feedback and "\\[" not in feedback and "\\-" not in feedback, feedback
+        assert page.locator("#student-tests li").count() >= 1
         # The name is text, never markup.
         sync_api.expect(page.locator("tr.row").filter(has_text=hostile)).to_have_count(1)
         assert page.locator("#grades img").count() == 0 and not dialogs

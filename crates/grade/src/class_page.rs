@@ -98,7 +98,8 @@ td.note { text-align: left; color: #a00; }
 #student { margin-top: 1.2rem; }
 .test { background: #fff; border: 1px solid #ddd; margin: 0.6rem 0; padding: 0.4rem 0.8rem; }
 .test h3 { font-size: 1rem; margin: 0.2rem 0; }
-.test pre { white-space: pre-wrap; font-size: 0.85rem; margin: 0.3rem 0; }
+.test pre { white-space: pre-wrap; font-size: 0.85rem; margin: 0.3rem 0; background: #f6f6f6; padding: 0.3rem; }
+.test p, .test ul { margin: 0.3rem 0; }
 ";
 
 /// The page's script: the table and the feedback from the JSON.
@@ -155,7 +156,7 @@ function table() {
       tr.append(t ? el("td", `${fmt(t.score)} / ${fmt(t.max)}`, band(t.score, t.max)) : el("td", ""));
     }
     tr.append(s.max === undefined ? el("td", "") : el("td", `${fmt(s.score)} / ${fmt(s.max)}`, band(s.score, s.max)));
-    tr.append(el("td", s.trouble || (s.tests.length ? "" : firstLine(s.output)), "note"));
+    tr.append(el("td", noteOf(s), "note"));
     tr.onclick = () => { window.location.hash = encodeURIComponent(s.name); };
     if (decodeURIComponent(window.location.hash.slice(1)) === s.name) tr.classList.add("chosen");
     return tr;
@@ -164,6 +165,40 @@ function table() {
 }
 
 const firstLine = (text) => (text || "").split("\n").find((l) => l.trim()) || "";
+// What kept a grading from finishing, or what its output says first after
+// its total (a submission that never loaded says so there).
+const noteOf = (s) => s.trouble || firstLine((s.output || "").split("\n").slice(1).join("\n"))
+  || (s.tests.length ? "" : firstLine(s.output));
+
+/** The grader's markdown (crates/grade/src/report.rs: fenced blocks, "- "
+ * lists, backslash escapes) as elements, every text put in as text. */
+function rendered(text) {
+  const out = document.createDocumentFragment();
+  const lines = (text || "").split("\n");
+  let list = null;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = lines[i].match(/^`{3,}/);
+    if (fence) {
+      const code = [];
+      for (i++; i < lines.length && lines[i] !== fence[0]; i++) code.push(lines[i]);
+      out.append(el("pre", code.join("\n")));
+      list = null;
+      continue;
+    }
+    if (!lines[i].trim()) { list = null; continue; }
+    const item = lines[i].match(/^- (.*)$/);
+    if (item && !list) list = out.appendChild(el("ul"));
+    if (!item) list = null;
+    inline(item ? list.appendChild(el("li")) : out.appendChild(el("p")), item ? item[1] : lines[i]);
+  }
+  return out;
+}
+
+/** `text` into `into`, each escaped character as itself (the grader
+ * escapes every character markdown would read as formatting). */
+function inline(into, text) {
+  into.append(document.createTextNode(text.replace(/\\([\\`*_\[\]<>#|~+=-])/g, "$1")));
+}
 
 function showStudent() {
   const name = decodeURIComponent(window.location.hash.slice(1));
@@ -180,7 +215,9 @@ function showStudent() {
     const div = el("div", undefined, "test");
     div.dataset.test = t.name;
     const title = t.max === undefined ? t.name : `${t.name}: ${fmt(t.score)} / ${fmt(t.max)} (${t.status})`;
-    div.append(el("h3", title), el("pre", t.output));
+    const body = el("div", undefined, "feedback");
+    body.append(rendered(t.output));
+    div.append(el("h3", title), body);
     return div;
   }));
   box.scrollIntoView({ block: "nearest" });
