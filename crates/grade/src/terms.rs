@@ -123,7 +123,12 @@ impl Terms {
                 ),
                 None => "act returned a column that is not free".to_string(),
             },
-            Reason::Time => format!("act took longer than the time per move ({what})"),
+            Reason::Time => match waited(what) {
+                Some((took, allowed)) => format!(
+                    "act took longer than the time per move ({allowed} ms; it took {took} ms)"
+                ),
+                None => "act took longer than the time per move".to_string(),
+            },
             Reason::Stall if what.contains("of starting") => format!(
                 "your code did not start: {} (the time to load it)",
                 what.replace("no answer to hello", "no answer")
@@ -222,13 +227,21 @@ fn stalled_mount(stderr: &str) -> Option<&str> {
     Some(call.split_once(',').map_or(call, |(call, _)| call))
 }
 
-/// The time the game waited and the time per move, from the arena's
-/// detail of a stall (`... after 3104 ms, with 1000 ms allowed`).
+/// The time the move took (or the game waited for it) and the time per
+/// move, from the arena's detail of a stall or a move over its time: `...
+/// after 3104 ms, with 1000 ms allowed`, `1234 ms with 1000 ms allowed`,
+/// `over its 1000 ms budget: no bestmove after 3000 ms`.
 fn waited(detail: &str) -> Option<(u64, u64)> {
-    let (_, rest) = detail.rsplit_once(" after ")?;
-    let (waited, rest) = rest.split_once(" ms, with ")?;
-    let (allowed, _) = rest.split_once(" ms allowed")?;
-    Some((waited.parse().ok()?, allowed.parse().ok()?))
+    let number = |text: &str| text.trim().parse::<u64>().ok();
+    if let Some(rest) = detail.strip_prefix("over its ") {
+        let (allowed, rest) = rest.split_once(" ms budget")?;
+        let (_, took) = rest.rsplit_once(" after ")?;
+        return Some((number(took.strip_suffix(" ms")?)?, number(allowed)?));
+    }
+    let (took, rest) = detail.split_once(" ms")?;
+    let took = took.rsplit_once(" after ").map_or(took, |(_, t)| t);
+    let (_, allowed) = rest.split_once("with ")?;
+    Some((number(took)?, number(allowed.strip_suffix(" ms allowed")?)?))
 }
 
 /// The column a Python student returned, from the arena's detail of an
@@ -366,6 +379,20 @@ mod tests {
             "act did not return within the time per move (1000 ms; the game waited 3104 ms):\n\
              ```\ndebug from act\n```"
         );
+    }
+
+    #[test]
+    fn a_move_over_its_time_says_both_times_in_python_words() {
+        for detail in [
+            "1234 ms with 1000 ms allowed",
+            "over its 1000 ms budget: no bestmove after 1234 ms",
+        ] {
+            assert_eq!(
+                Terms::Python.failure(Reason::Time, detail),
+                "act took longer than the time per move (1000 ms; it took 1234 ms)",
+                "{detail}"
+            );
+        }
     }
 
     /// Issue #43, item 1: with no traceback, the student reads what was
