@@ -176,6 +176,46 @@ fn a_league_checks_rates_survives_a_kill_and_ends_with_a_final_round() {
         .stdout(predicate::str::contains("alice v1").and(predicate::str::contains("bob v2")));
     let table = std::fs::read_to_string(root.join("league/final.txt")).unwrap();
     assert!(table.lines().nth(2).unwrap().contains(" v"), "{table}");
+    // Issue #75, item 4: the ladder and the final round as CSV files, in
+    // a folder the league does not read.
+    let csv_dir = root.join("tables");
+    Command::new(arena_path())
+        .args(["league", "--dir"])
+        .arg(root.join("league"))
+        .arg("--status")
+        .arg("--csv")
+        .arg(&csv_dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ladder.csv"));
+    let ladder = std::fs::read_to_string(csv_dir.join("ladder.csv")).unwrap();
+    let lines: Vec<&str> = ladder.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rank,student,version,anchor,rating,low,high,games,points,judged,kept,lost by"
+    );
+    // The four anchors and the two students in play.
+    assert_eq!(lines.len(), 7, "{ladder}");
+    assert!(
+        lines.iter().any(|l| l.contains(",bob,2,false,")),
+        "{ladder}"
+    );
+    let last = std::fs::read_to_string(csv_dir.join("final.csv")).unwrap();
+    assert_eq!(last.lines().count(), 3, "{last}");
+    assert!(
+        !last.contains(",true,"),
+        "no anchor plays the final round: {last}"
+    );
+    Command::new(arena_path())
+        .args(["league", "--dir"])
+        .arg(root.join("league"))
+        .args(["--status", "--csv"])
+        .arg(root.join("league"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "that is a folder the league reads",
+        ));
 }
 
 /// Whether the isolation tests can run here (as root); says why not.

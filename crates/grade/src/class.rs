@@ -531,7 +531,7 @@ fn to_csv(class: &[Graded]) -> String {
 /// One CSV line: fields quoted when they hold a comma, a quote or a line
 /// break, and a leading `=`, `+`, `-` or `@` kept from becoming a formula
 /// in a spreadsheet (a student names their own folder).
-fn csv_line(fields: &[String]) -> String {
+pub fn csv_line(fields: &[String]) -> String {
     fields
         .iter()
         .map(|f| {

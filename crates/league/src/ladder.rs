@@ -106,6 +106,37 @@ pub fn table(store: &Store, kind: GameKind) -> Result<String, StoreError> {
     Ok(out)
 }
 
+/// The table of the games of `kind` as CSV, for a spreadsheet or a
+/// gradebook: a header, then a row per player in the table's order (its
+/// rank, student, version, whether an anchor, the rating and its interval,
+/// games, points, judged and kept moves, forfeits by reason).
+pub fn csv(store: &Store, kind: GameKind) -> Result<String, StoreError> {
+    let header = [
+        "rank", "student", "version", "anchor", "rating", "low", "high", "games", "points",
+        "judged", "kept", "lost by",
+    ];
+    let mut lines = vec![connect4_grade::class::csv_line(&header.map(String::from))];
+    for (i, (p, t)) in rows(store, kind)?.iter().enumerate() {
+        let (low, high) = p.rating.interval();
+        let row = [
+            (i + 1).to_string(),
+            p.student.clone(),
+            p.version.to_string(),
+            p.anchor.to_string(),
+            format!("{:.2}", p.rating.ordinal()),
+            format!("{low:.2}"),
+            format!("{high:.2}"),
+            t.games.to_string(),
+            t.points.to_string(),
+            t.judged.to_string(),
+            t.kept.to_string(),
+            lost_by(t),
+        ];
+        lines.push(connect4_grade::class::csv_line(&row));
+    }
+    Ok(lines.join("\n") + "\n")
+}
+
 /// Whether the stored ratings are the ladder's games replayed in the
 /// order they were recorded (each student from a new rating, the anchors
 /// fixed): what a game counted twice, or lost, would break. A line that

@@ -127,6 +127,10 @@ pub struct Args {
     /// Print the ladder and play nothing.
     #[arg(long, conflicts_with_all = ["rounds", "final_round"])]
     pub status: bool,
+    /// With --status: write the ladder and the final round's table as
+    /// ladder.csv and final.csv in this folder (made if missing).
+    #[arg(long, value_name = "DIR", requires = "status")]
+    pub csv: Option<PathBuf>,
     /// Serve the league's page (the ladder live, each student's games and
     /// feedback, every game replayed) on this port of loopback while the
     /// league runs, and after it until Ctrl-C (0: a free port).
@@ -156,6 +160,36 @@ const ANCHORS: [(&str, &str); 4] = [
     ("perfect", "name=perfect,cmd=self,movetime=100"),
 ];
 
+/// Writes the ladder and the final round's table as CSV files in
+/// `folder`, which may be neither the league's folder nor the
+/// submissions' (the league reads those).
+fn write_csv(args: &Args, store: &Store, folder: &Path) -> Result<()> {
+    std::fs::create_dir_all(folder)
+        .with_context(|| format!("--csv: creating {}", folder.display()))?;
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    for input in [Some(&args.dir), args.submissions.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if real(folder).is_some() && real(folder) == real(input) {
+            anyhow::bail!(
+                "--csv {}: that is a folder the league reads; give another",
+                folder.display()
+            );
+        }
+    }
+    for (name, kind) in [
+        ("ladder.csv", GameKind::Ladder),
+        ("final.csv", GameKind::Final),
+    ] {
+        let path = folder.join(name);
+        connect4::atomic_file::write(&path, ladder::csv(store, kind)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 /// Runs the league as the arguments say; `serve` serves its page when
 /// `--serve` asks.
 pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
@@ -176,6 +210,9 @@ pub fn run(args: &Args, serve: Option<&Serve>) -> Result<ExitCode> {
             ladder::table(&s, GameKind::Ladder)?,
             ladder::audit(&s)?
         );
+        if let Some(folder) = &args.csv {
+            write_csv(args, &s, folder)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let config = match &args.config {
