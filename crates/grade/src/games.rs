@@ -141,6 +141,29 @@ fn python_verdicts(games: &[&(Job, GameRecord)]) -> [(&'static str, Option<usize
     ]
 }
 
+/// The student's moves' times (ms) over `games`, each with the game it was
+/// played in (`test`, game number): the median and the slowest, if the
+/// student moved at all.
+fn move_times<'a>(
+    games: impl Iterator<Item = (&'a str, &'a (Job, GameRecord))>,
+) -> Option<(f64, f64, String)> {
+    let mut times: Vec<(f64, String)> = Vec::new();
+    for (test, (job, r)) in games {
+        let opening = job.opening.len();
+        let student_first = job.first == 0;
+        for (i, ply) in r.plies.iter().enumerate() {
+            if (opening + i).is_multiple_of(2) == student_first {
+                times.push((ply.time_ms, format!("{test}, game {}", job.game)));
+            }
+        }
+    }
+    let mut sorted: Vec<f64> = times.iter().map(|(t, _)| *t).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = *sorted.get(sorted.len() / 2)?;
+    let (slowest, at) = times.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    Some((median, slowest, at))
+}
+
 /// Games lost on the clock before the student's first move that, making
 /// up a whole test, show that every game would end so.
 pub const GIVE_UP_AFTER: usize = 3;
@@ -780,7 +803,20 @@ impl Grader<'_> {
             }
             text
         };
-        TestOutcome::new(test, f64::from(u8::from(lost == 0)), output)
+        let all = seen
+            .iter()
+            .flat_map(|p| p.games.iter().map(|g| (p.test.as_str(), g)));
+        let times = move_times(all).map_or(String::new(), |(median, slowest, at)| {
+            let allowed = self
+                .student
+                .movetime_ms
+                .map_or(String::new(), |ms| format!(", of the {ms} ms per move"));
+            format!(
+                "\nyour moves took {median:.0} ms at the median and {slowest:.0} ms at the \
+                 slowest ({at}){allowed}"
+            )
+        });
+        TestOutcome::new(test, f64::from(u8::from(lost == 0)), output + &times)
     }
 }
 
@@ -847,6 +883,30 @@ mod tests {
             GameEnd::forfeit(Player::First, Reason::Stall, "no bestmove".into()),
         );
         assert_eq!(python_verdicts(&[&first, &moved])[0].1, Some(0));
+    }
+
+    #[test]
+    fn the_student_s_move_times_are_its_own_with_the_slowest_named() {
+        // Issue #75, item 5: how close to the clock a student is.
+        let end = GameEnd::forfeit(Player::Second, Reason::Crash, String::new());
+        let mut first = game(&job(0, ""), "4455", end.clone());
+        let mut second = game(&job(1, "4"), "455", end);
+        for (record, times) in [
+            (&mut first.1, [10.0, 900.0, 30.0, 900.0]),
+            (&mut second.1, [5.0, 70.0, 5.0, 0.0]),
+        ] {
+            for (ply, t) in record.plies.iter_mut().zip(times) {
+                ply.time_ms = t;
+            }
+        }
+        second.0.game = 2;
+        // The student's plies: 1st and 3rd of game 1; after a 1-ply
+        // opening, playing second, the 1st and 3rd of game 2.
+        let (median, slowest, at) =
+            move_times([("wins", &first), ("openings", &second)].into_iter()).unwrap();
+        assert_eq!((median, slowest), (10.0, 30.0));
+        assert_eq!(at, "wins, game 1");
+        assert!(move_times(std::iter::empty()).is_none());
     }
 
     #[test]
