@@ -265,9 +265,9 @@ pub fn to_rows(position: &Position) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// An ASCII picture for people: top row first, `X` for the first player,
-/// `O` for the second, `.` for empty, column numbers underneath.
-pub fn to_ascii(position: &Position) -> String {
+/// The board's rows as text, top row first, a line each: `X` for the
+/// first player, `O` for the second, `.` for empty, cells apart by a space.
+pub fn ascii_rows(position: &Position) -> String {
     let mut out = String::new();
     for row in to_rows(position) {
         let cells: Vec<&str> = row
@@ -281,6 +281,12 @@ pub fn to_ascii(position: &Position) -> String {
         out.push_str(&cells.join(" "));
         out.push('\n');
     }
+    out
+}
+
+/// An ASCII picture for people: [`ascii_rows`], column numbers underneath.
+pub fn to_ascii(position: &Position) -> String {
+    let mut out = ascii_rows(position);
     let numbers: Vec<String> = (1..=position.columns()).map(|c| c.to_string()).collect();
     out.push_str(&numbers.join(" "));
     out.push('\n');

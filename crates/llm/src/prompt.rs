@@ -117,26 +117,16 @@ fn legal_line(position: &Position, first: u32) -> String {
 }
 
 /// The board as text: the columns' numbers, then the rows from the top
-/// (`connect4::grid`'s rows).
+/// (`connect4::grid`'s picture of them).
 fn grid(position: &Position, first: u32) -> String {
     let numbers: Vec<String> = (0..position.columns())
         .map(|c| (c + first).to_string())
         .collect();
-    let mut text = numbers.join(" ");
-    text.push('\n');
-    for row in connect4::grid::to_rows(position) {
-        let cells: Vec<&str> = row
-            .iter()
-            .map(|cell| match cell {
-                1 => "X",
-                2 => "O",
-                _ => ".",
-            })
-            .collect();
-        text.push_str(&cells.join(" "));
-        text.push('\n');
-    }
-    text
+    format!(
+        "{}\n{}",
+        numbers.join(" "),
+        connect4::grid::ascii_rows(position)
+    )
 }
 
 /// The first column's number and the moves (0-based) a prompt's moves
