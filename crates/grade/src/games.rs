@@ -17,7 +17,7 @@ use super::report::TestOutcome;
 use super::terms::Terms;
 use connect4_match::ending::Reason;
 use connect4_match::log::GameLine;
-use connect4_match::play::GameRecord;
+use connect4_match::play::{GameRecord, MoveRecord};
 use connect4_match::sandbox::Sandbox;
 use connect4_match::schedule::{self, Job, Mode, OpeningSource};
 use connect4_match::spec::EngineSpec;
@@ -104,14 +104,21 @@ fn forfeited(job: &Job, r: &GameRecord) -> bool {
     points(job, r) == 0.0 && r.end.reason.is_forfeit()
 }
 
-/// The moves engine 0 (the student) made in `r`, an illegal one included:
-/// of the engines' plies after the opening, those of its side.
-fn student_moves(job: &Job, r: &GameRecord) -> usize {
+/// The plies engine 0 (the student) played in `r`, an illegal one
+/// included: of the engines' plies after the opening, those of its side.
+fn student_plies<'a>(job: &Job, r: &'a GameRecord) -> impl Iterator<Item = &'a MoveRecord> {
     let opening = job.opening.len();
     let student_first = job.first == 0;
-    (0..r.plies.len())
-        .filter(|i| (opening + i).is_multiple_of(2) == student_first)
-        .count()
+    r.plies
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| (opening + i).is_multiple_of(2) == student_first)
+        .map(|(_, ply)| ply)
+}
+
+/// The moves engine 0 (the student) made in `r` ([`student_plies`]).
+fn student_moves(job: &Job, r: &GameRecord) -> usize {
+    student_plies(job, r).count()
 }
 
 /// The Python checks over `games`: each check and the number of games
@@ -149,12 +156,8 @@ fn move_times<'a>(
 ) -> Option<(f64, f64, String)> {
     let mut times: Vec<(f64, String)> = Vec::new();
     for (test, (job, r)) in games {
-        let opening = job.opening.len();
-        let student_first = job.first == 0;
-        for (i, ply) in r.plies.iter().enumerate() {
-            if (opening + i).is_multiple_of(2) == student_first {
-                times.push((ply.time_ms, format!("{test}, game {}", job.game)));
-            }
+        for ply in student_plies(job, r) {
+            times.push((ply.time_ms, format!("{test}, game {}", job.game)));
         }
     }
     let mut sorted: Vec<f64> = times.iter().map(|(t, _)| *t).collect();
@@ -450,8 +453,8 @@ impl Grader<'_> {
     fn play(&mut self, test: &Test, opponent: &Opponent, jobs: Vec<Job>) {
         let label = opponent.label();
         let scheduled = jobs.len();
-        if let Some(gave_up) = self.gave_up.clone() {
-            return self.not_played(test, label, scheduled, &gave_up);
+        if let Some(why) = self.skipped(test) {
+            return self.not_played(test, label, scheduled, why);
         }
         let mut streak = Streak::default();
         let config = RunConfig {
@@ -519,16 +522,8 @@ impl Grader<'_> {
     }
 
     /// The record of `test`, whose `scheduled` games against `label` are
-    /// not played since every game of the test `gave_up` names stopped
-    /// before the student's first move: named where `test` may speak of it.
-    fn not_played(
-        &mut self,
-        test: &Test,
-        label: String,
-        scheduled: usize,
-        gave_up: &(Visibility, String, Option<Reason>),
-    ) {
-        let why = self.gave_up_note(test, gave_up);
+    /// not played, for the reason `why` ([`Grader::skipped`]).
+    fn not_played(&mut self, test: &Test, label: String, scheduled: usize, why: String) {
         eprintln!("grade: {}: not played ({why})", test.name);
         self.played.push(Played {
             test: test.name.clone(),
@@ -549,22 +544,17 @@ impl Grader<'_> {
     /// on the clock before the student's first move: that test named
     /// where `test` may speak of it.
     pub fn skipped(&self, test: &Test) -> Option<String> {
-        self.gave_up.as_ref().map(|g| self.gave_up_note(test, g))
-    }
-
-    /// [`Grader::skipped`]'s words, for `gave_up`.
-    fn gave_up_note(&self, test: &Test, gave_up: &(Visibility, String, Option<Reason>)) -> String {
-        let (visibility, name, reason) = gave_up;
+        let (visibility, name, reason) = self.gave_up.as_ref()?;
         let which = if may_speak_of(test.visibility, *visibility) {
             format!("in test \"{name}\"")
         } else {
             "in an earlier test".to_string()
         };
-        format!(
+        Some(format!(
             "{which} every game was lost before your code's first move ({}), and every game \
              would end so",
             reason.map_or("forfeit".into(), |r| self.terms.reason(r))
-        )
+        ))
     }
 
     /// A `wins` test: games from the empty board; the share won.
@@ -825,7 +815,6 @@ mod tests {
     use super::*;
     use connect4::protocol::messages::WireScore;
     use connect4_match::ending::GameEnd;
-    use connect4_match::play::MoveRecord;
 
     fn job(first: usize, opening: &str) -> Job {
         Job {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::config::{Config, SubmissionKind, TestKind};
+use crate::config::{Config, SubmissionKind, Test, TestKind, Visibility};
 use crate::games::Grader;
 use crate::memory_watch::MemoryWatch;
 use crate::report::{GradescopeResults, LeaderboardValue, TestOutcome, TestResult, markdown};
@@ -573,29 +573,7 @@ fn run_tests(
         let outcome = match test.kind {
             TestKind::Wins => Some(grader.wins(test)),
             TestKind::Openings => Some(grader.openings(test)?),
-            TestKind::Tactics if grader.skipped(test).is_some() => {
-                let why = grader.skipped(test).unwrap_or_default();
-                eprintln!("grade: {}: not played ({why})", test.name);
-                let output = format!("the positions were not played and count as missed: {why}");
-                Some(TestOutcome::new(test, 0.0, output))
-            }
-            TestKind::Tactics => {
-                eprintln!("grade: {}", test.name);
-                let t = tactics::play(
-                    &grader.student,
-                    margin,
-                    &test.tactics,
-                    test.positions,
-                    config.test_seed(test),
-                    grader.terms,
-                );
-                tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
-                Some(TestOutcome::new(
-                    test,
-                    t.fraction(),
-                    t.output(&test.tactics),
-                ))
-            }
+            TestKind::Tactics => Some(tactics_test(&grader, test, margin, &mut tactic_forfeits)),
             TestKind::Compliance => Some(grader.compliance(test)),
             // Last, when every game is known.
             TestKind::Discipline => None,
@@ -617,6 +595,33 @@ fn run_tests(
         }
     }
     Ok(outcomes)
+}
+
+/// A `tactics` test: the student's move in each solved position, unless
+/// an earlier test showed that no move would come in time; the forfeits go
+/// in `tactic_forfeits`, with the test's visibility.
+fn tactics_test(
+    grader: &Grader,
+    test: &Test,
+    margin: Duration,
+    tactic_forfeits: &mut Vec<(Visibility, String)>,
+) -> TestOutcome {
+    if let Some(why) = grader.skipped(test) {
+        eprintln!("grade: {}: not played ({why})", test.name);
+        let output = format!("the positions were not played and count as missed: {why}");
+        return TestOutcome::new(test, 0.0, output);
+    }
+    eprintln!("grade: {}", test.name);
+    let t = tactics::play(
+        &grader.student,
+        margin,
+        &test.tactics,
+        test.positions,
+        grader.config.test_seed(test),
+        grader.terms,
+    );
+    tactic_forfeits.extend(t.forfeits.iter().map(|f| (test.visibility, f.clone())));
+    TestOutcome::new(test, t.fraction(), t.output(&test.tactics))
 }
 
 /// The results file's content from the tests' outcomes; `notes` go at the
