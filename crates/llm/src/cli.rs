@@ -10,7 +10,7 @@ use connect4::Rules;
 
 use crate::chat::{Client, Settings};
 use crate::prompt::{Format, Style};
-use crate::{game, judge, run, stand_in};
+use crate::{judge, run, stand_in};
 
 /// Arguments of `llm`.
 #[derive(clap::Args)]
@@ -174,32 +174,24 @@ fn play_command(args: &PlayArgs) -> Result<ExitCode> {
         legal_moves: !args.no_legal_moves,
         first_column: args.columns_from,
     };
-    let plan = run::Plan {
-        run: run::fingerprint(&run::Terms {
-            model: &args.model,
-            against: &args.against,
-            games: args.games,
-            style,
-            retries: args.retries,
-            seed: args.seed,
-            rules: args.rules,
-            opponent_movetime_ms: args.opponent_movetime_ms,
-            temperature: Some(args.temperature),
-        }),
-        name: format!("llm:{}", args.model),
-        jobs: run::schedule(&args.against, args.games),
+    let terms = run::Terms {
+        model: &args.model,
+        against: &args.against,
+        games: args.games,
+        style,
+        retries: args.retries,
         seed: args.seed,
-        concurrency: args.concurrency,
-        token_cap: args.max_total_tokens,
-        table: game::Table {
-            model: &client,
-            style,
-            retries: args.retries,
-            rules: args.rules,
-            opponent_limits: run::opponent_limits(args.opponent_movetime_ms),
-        },
-        cancel: None,
+        rules: args.rules,
+        opponent_movetime_ms: args.opponent_movetime_ms,
+        temperature: Some(args.temperature),
     };
+    let plan = run::Plan::new(
+        &terms,
+        &client,
+        args.concurrency,
+        args.max_total_tokens,
+        None,
+    );
     let ended = run::play(&plan, &args.log)?;
     print!("{}", judge::markdown(&judge::summary(&ended.lines)));
     if ended.left > 0 {

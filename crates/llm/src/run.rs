@@ -17,6 +17,7 @@ use connect4_match::log::{self, GameLine, Writer};
 
 use crate::game::{self, Played, Table};
 use crate::judge;
+use crate::model::Model;
 use crate::prompt::Style;
 use crate::record::{LlmLine, ModelGame};
 
@@ -119,6 +120,36 @@ pub struct Plan<'a> {
     /// Raised by the caller to start no more games (Ctrl-C in Python):
     /// the games under way finish and are logged.
     pub cancel: Option<&'a AtomicBool>,
+}
+
+impl<'a> Plan<'a> {
+    /// The run of `terms`, asking `model`: `concurrency` games at once, no
+    /// new game once the log's games spent `token_cap` tokens, nor once
+    /// `cancel` is raised.
+    pub fn new(
+        terms: &Terms,
+        model: &'a dyn Model,
+        concurrency: usize,
+        token_cap: Option<u64>,
+        cancel: Option<&'a AtomicBool>,
+    ) -> Plan<'a> {
+        Plan {
+            run: fingerprint(terms),
+            name: format!("llm:{}", terms.model),
+            jobs: schedule(terms.against, terms.games),
+            seed: terms.seed,
+            concurrency: concurrency.max(1),
+            token_cap,
+            table: Table {
+                model,
+                style: terms.style,
+                retries: terms.retries,
+                rules: terms.rules,
+                opponent_limits: opponent_limits(terms.opponent_movetime_ms),
+            },
+            cancel,
+        }
+    }
 }
 
 /// How a run ended.

@@ -11,7 +11,7 @@ use std::time::Instant;
 use connect4::Rules;
 use connect4_llm::model::{ChatError, Message, Model, Reply};
 use connect4_llm::prompt::{Format, Style};
-use connect4_llm::{game, judge, run};
+use connect4_llm::{judge, run};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -193,7 +193,7 @@ pub fn llm_play(py: Python<'_>, model: Py<PyAny>, asked: Asked) -> PyResult<Stri
         raised: Mutex::new(None),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    let run = run::fingerprint(&run::Terms {
+    let terms = run::Terms {
         model: &asked.name,
         against: &asked.against,
         games: asked.games,
@@ -203,24 +203,15 @@ pub fn llm_play(py: Python<'_>, model: Py<PyAny>, asked: Asked) -> PyResult<Stri
         rules,
         opponent_movetime_ms: asked.opponent_movetime_ms,
         temperature: None,
-    });
+    };
     let ended = interrupt::run(py, &stop, || {
-        let plan = run::Plan {
-            run,
-            name: format!("llm:{}", asked.name),
-            jobs: run::schedule(&asked.against, asked.games),
-            seed: asked.seed,
-            concurrency: asked.concurrency.max(1),
-            token_cap: asked.max_total_tokens,
-            table: game::Table {
-                model: &model,
-                style,
-                retries: asked.retries,
-                rules,
-                opponent_limits: run::opponent_limits(asked.opponent_movetime_ms),
-            },
-            cancel: Some(&stop),
-        };
+        let plan = run::Plan::new(
+            &terms,
+            &model,
+            asked.concurrency,
+            asked.max_total_tokens,
+            Some(&stop),
+        );
         run::play(&plan, &asked.log).map_err(|e| format!("{e:#}"))
     })?;
     if let Some(e) = model.raised.into_inner().unwrap_or_else(|e| e.into_inner()) {
