@@ -3,11 +3,12 @@
 //! The move is the `action` of the last JSON object in the answer that has
 //! one (`{"reason": "...", "action": 3}`, as SPIN-Bench asks for it, the
 //! number or a string of it), or else the last `Final Answer: N` (as
-//! Kaggle's Game Arena asks for it), or else the last bracketed number of the
-//! answer (`[3]`, `[col 3]`, `[column 3]`, any case, as TextArena asks for
-//! it), or else the whole answer when it is one number and nothing more
-//! (`3`, as a terse model answers). A reasoning model's `<think>...</think>` is left out first, so
-//! a number it weighs while thinking is not its move. Anything else is no
+//! Kaggle's Game Arena asks for it), or else the last bracketed number of
+//! the answer (`[3]`, `[col 3]`, `[column 3]`, any case, as TextArena asks
+//! for it), or else the whole answer when it is one number and nothing
+//! more (`3`, as a terse model answers). A reasoning model's
+//! `<think>...</think>` is left out first, so a number it weighs while
+//! thinking is not its move. Anything else is no
 //! move: the model is asked again, then forfeits.
 
 use connect4::Position;

@@ -133,11 +133,8 @@ pub async fn solve(asked: Asked) -> Answer {
     let p = Params::of(asked)?;
     let question = solve::Question {
         rules: p.rules()?,
-        pos: p
-            .pos
-            .clone()
-            .or_else(|| p.moves.clone())
-            .unwrap_or_default(),
+        // No position is the empty board, as Pons' solver takes it.
+        pos: p.moves().unwrap_or_default(),
         level: Params::number("level", &p.level)?,
         seed: Params::number("seed", &p.seed)?,
     };

@@ -37,18 +37,25 @@ def kaggle_agent(player="perfect", *, ms=None):
     ours = as_player(player, ms=ms)
 
     def agent(observation, configuration):
-        get = observation.get if isinstance(observation, dict) else \
-            lambda key, default=None: getattr(observation, key, default)
-        if get("board") is None:
-            return _game_arena_move(ours, get("serializedGameAndState"))
-        setting = configuration.get if isinstance(configuration, dict) else \
-            lambda key: getattr(configuration, key)
-        rules = f"{setting('columns')}x{setting('rows')}x{setting('inarow')}"
-        position = Position.from_board(list(get("board")), convention="kaggle", rules=rules)
+        board = _field(observation, "board")
+        if board is None:
+            return _game_arena_move(ours, _field(observation, "serializedGameAndState"))
+        columns, rows, inarow = (_field(configuration, k, required=True)
+                                 for k in ("columns", "rows", "inarow"))
+        position = Position.from_board(list(board), convention="kaggle",
+                                       rules=f"{columns}x{rows}x{inarow}")
         return int(ours.choose(position))
 
     agent.__name__ = f"c4engine_{getattr(ours, 'name', 'player')}"
     return agent
+
+
+def _field(record, key, required=False):
+    """`record`'s `key`, a dict's item or a Kaggle Struct's attribute: None
+    when it has none, or unless `required`, KeyError or AttributeError."""
+    if isinstance(record, dict):
+        return record[key] if required else record.get(key)
+    return getattr(record, key) if required else getattr(record, key, None)
 
 
 def _game_arena_move(ours, serialized):
